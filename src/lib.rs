@@ -1,0 +1,6 @@
+#![doc = include_str!("../README.md")]
+
+pub mod webhook;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
