@@ -1,1 +1,97 @@
-//! Webhook verification.
+//! Verification of the API's signed webhooks: an ES256 compact JWS in `x-svc-signature` over the raw body.
+//!
+//! The core is sans-IO: [`jws::parse_compact`] checks the token's structure and header rules, a key comes from a
+//! [`jwk::KeySet`] (with [`key_cache::KeyCache`] deciding when a remote set is fetched), the signature is checked
+//! (here with p256, or by WebCrypto in the JS layer), then [`claims::check`] checks the claims against the clock and
+//! the raw body. [`Verifier`] puts the steps together for static keys.
+//!
+//! ```
+//! use docauto::webhook::{jwk::KeySet, Verifier};
+//! let keys = KeySet::from_json(br#"{"keys":[]}"#)?;
+//! let verifier = Verifier::new(keys);
+//! let err = verifier.verify(b"{}", "not-a-token", 1_800_000_000.0).unwrap_err();
+//! assert_eq!(err.code().as_str(), "malformed_signature");
+//! # Ok::<(), docauto::webhook::WebhookError>(())
+//! ```
+
+pub mod base64url;
+pub mod claims;
+pub mod dedupe;
+mod error;
+pub mod jwk;
+pub mod jws;
+pub mod key_cache;
+
+pub use claims::{EventIds, TimeWindow};
+pub use error::{ErrorCode, Result, WebhookError};
+
+use error::err;
+use jwk::KeySet;
+
+/// Path of the key set under the API's base address.
+pub const JWKS_PATH: &str = "/v1/webhooks/jwks.json";
+
+/// Name of the request header that carries the token.
+pub const SIGNATURE_HEADER: &str = "x-svc-signature";
+
+/// Verifies webhooks against a fixed key set, synchronously, in pure Rust.
+#[derive(Clone, Debug)]
+pub struct Verifier {
+    keys: KeySet,
+    tolerance: f64,
+}
+
+impl Verifier {
+    /// A verifier over `keys` with the default clock tolerance.
+    pub fn new(keys: KeySet) -> Self {
+        Self {
+            keys,
+            tolerance: claims::DEFAULT_CLOCK_TOLERANCE,
+        }
+    }
+
+    /// Sets the clock tolerance in seconds (applied to `exp`, `iat` and `nbf`).
+    pub fn with_clock_tolerance(mut self, seconds: f64) -> Self {
+        self.tolerance = seconds.max(0.0);
+        self
+    }
+
+    /// Verifies one delivery: `body` is the raw received bytes, `header` the `x-svc-signature` value, `now` the
+    /// current time in seconds since the epoch.
+    ///
+    /// # Errors
+    /// Any [`ErrorCode`] of parsing, key lookup (`unknown_key`), signature, claims, body or envelope checks.
+    pub fn verify(&self, body: &[u8], header: &str, now: f64) -> Result<EventIds> {
+        verify_with_keys(
+            &self.keys,
+            body,
+            header,
+            TimeWindow {
+                now,
+                tolerance: self.tolerance,
+            },
+        )
+    }
+}
+
+/// All checks of one delivery against `keys`, in order: structure, key, signature, claims.
+///
+/// # Errors
+/// As [`Verifier::verify`].
+pub fn verify_with_keys(
+    keys: &KeySet,
+    body: &[u8],
+    header: &str,
+    window: TimeWindow,
+) -> Result<EventIds> {
+    let token = jws::parse_compact(header)?;
+    let key = keys.get(token.kid()).ok_or(err(
+        ErrorCode::UnknownKey,
+        "no key of the key set has the token's kid",
+    ))?;
+    key.verify(&token)?;
+    claims::check(token.payload(), body, window)
+}
+
+#[cfg(test)]
+mod tests;

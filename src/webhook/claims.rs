@@ -1,0 +1,345 @@
+//! The token's claims and their agreement with the delivered body.
+//!
+//! Run only after the signature verified: the claims are authentic from then on. Order of checks: required
+//! claims, issuer, time window, body hash, envelope, envelope agreement.
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use super::base64url;
+use super::error::{err, ErrorCode, Result};
+
+/// The constant issuer of this API's webhook tokens.
+pub const ISSUER: &str = "svc-process";
+
+/// Default clock tolerance, in seconds, applied both to `exp` and to `iat`/`nbf`.
+pub const DEFAULT_CLOCK_TOLERANCE: f64 = 5.0;
+
+/// Time-dependent inputs of a check.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeWindow {
+    /// Current time, seconds since the Unix epoch.
+    pub now: f64,
+    /// Allowed clock difference in seconds, both ways.
+    pub tolerance: f64,
+}
+
+/// The identifying fields of a verified event, read from the body and equal to the token's claims.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventIds {
+    /// `eventId`, the deduplication key.
+    pub event_id: String,
+    /// `type`, such as `agent_run.waiting`.
+    pub event_type: String,
+    /// `processingId`, the run (or space) the event is about.
+    pub processing_id: String,
+}
+
+#[derive(Deserialize)]
+struct RawClaims {
+    iss: Option<serde_json::Value>,
+    #[serde(rename = "processingId")]
+    processing_id: Option<serde_json::Value>,
+    #[serde(rename = "eventId")]
+    event_id: Option<serde_json::Value>,
+    #[serde(rename = "type")]
+    event_type: Option<serde_json::Value>,
+    #[serde(rename = "bodySha256")]
+    body_sha256: Option<serde_json::Value>,
+    iat: Option<serde_json::Value>,
+    exp: Option<serde_json::Value>,
+    nbf: Option<serde_json::Value>,
+}
+
+fn text(value: Option<serde_json::Value>) -> Result<String> {
+    match value {
+        Some(serde_json::Value::String(s)) => Ok(s),
+        _ => Err(err(
+            ErrorCode::MissingClaim,
+            "a required claim is absent or not a string",
+        )),
+    }
+}
+
+fn number(value: &Option<serde_json::Value>) -> Result<f64> {
+    value
+        .as_ref()
+        .and_then(serde_json::Value::as_f64)
+        .filter(|n| n.is_finite())
+        .ok_or(err(
+            ErrorCode::MissingClaim,
+            "a required time claim is absent or not a number",
+        ))
+}
+
+/// Checks the authentic claims payload against the raw body and the clock.
+///
+/// # Errors
+/// `missing_claim`, `wrong_issuer`, `expired`, `not_yet_valid`, `body_mismatch`, `malformed_body` or
+/// `claims_mismatch`, in that order of checking.
+pub fn check(payload: &[u8], body: &[u8], window: TimeWindow) -> Result<EventIds> {
+    let raw: RawClaims = serde_json::from_slice(payload).map_err(|_| {
+        err(
+            ErrorCode::MissingClaim,
+            "token payload is not a JSON object of claims",
+        )
+    })?;
+    let iss = text(raw.iss)?;
+    let ids = EventIds {
+        event_id: text(raw.event_id)?,
+        event_type: text(raw.event_type)?,
+        processing_id: text(raw.processing_id)?,
+    };
+    let body_sha256 = text(raw.body_sha256)?;
+    let exp = number(&raw.exp)?;
+    let iat = number(&raw.iat)?;
+    let nbf = match raw.nbf {
+        None => None,
+        nbf => Some(number(&nbf)?),
+    };
+
+    if iss != ISSUER {
+        return Err(err(
+            ErrorCode::WrongIssuer,
+            "token issuer is not svc-process",
+        ));
+    }
+    let TimeWindow { now, tolerance } = window;
+    if now > exp + tolerance {
+        return Err(err(ErrorCode::Expired, "token has expired"));
+    }
+    if iat > now + tolerance || nbf.is_some_and(|nbf| nbf > now + tolerance) {
+        return Err(err(
+            ErrorCode::NotYetValid,
+            "token is issued in the future (check the clock)",
+        ));
+    }
+
+    let claimed = base64url::decode(&body_sha256).unwrap_or_default();
+    let actual: [u8; 32] = Sha256::digest(body).into();
+    // Lengths are public (32 bytes); the content comparison is constant-time.
+    if claimed.len() != actual.len() || !bool::from(claimed.as_slice().ct_eq(&actual[..])) {
+        return Err(err(
+            ErrorCode::BodyMismatch,
+            "body does not match the signed hash (hash the raw received bytes, not re-serialized JSON)",
+        ));
+    }
+
+    let envelope: Envelope = serde_json::from_slice(body).map_err(|_| {
+        err(
+            ErrorCode::MalformedBody,
+            "body is not a JSON event envelope",
+        )
+    })?;
+    if envelope.event_id != ids.event_id
+        || envelope.event_type != ids.event_type
+        || envelope.processing_id != ids.processing_id
+    {
+        return Err(err(
+            ErrorCode::ClaimsMismatch,
+            "token claims disagree with the event envelope",
+        ));
+    }
+    Ok(ids)
+}
+
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(rename = "eventId")]
+    event_id: String,
+    #[serde(rename = "type")]
+    event_type: String,
+    #[serde(rename = "processingId")]
+    processing_id: String,
+    #[serde(rename = "occurredAt")]
+    _occurred_at: String,
+    #[serde(rename = "data")]
+    _data: AnyObject,
+}
+
+/// Accepts any JSON object without building it.
+struct AnyObject;
+
+impl<'de> Deserialize<'de> for AnyObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> core::result::Result<Self, D::Error> {
+        struct ObjectVisitor;
+        impl<'de> Visitor<'de> for ObjectVisitor {
+            type Value = AnyObject;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> core::result::Result<AnyObject, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(AnyObject)
+            }
+        }
+        deserializer
+            .deserialize_map(ObjectVisitor)
+            .map_err(de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const NOW: f64 = 1_800_000_000.0;
+    const WINDOW: TimeWindow = TimeWindow {
+        now: NOW,
+        tolerance: 5.0,
+    };
+
+    fn body() -> Vec<u8> {
+        br#"{"eventId":"evt_1","type":"agent_run.waiting","processingId":"agr_1","occurredAt":"2027-01-15T08:00:00.000Z","data":{"object":"agent_run","id":"agr_1","status":"waiting"}}"#.to_vec()
+    }
+
+    fn claims_for(body: &[u8]) -> serde_json::Value {
+        json!({
+            "iss": "svc-process", "eventId": "evt_1", "type": "agent_run.waiting", "processingId": "agr_1",
+            "bodySha256": base64url::encode(&Sha256::digest(body)), "iat": NOW - 10.0, "exp": NOW + 290.0,
+        })
+    }
+
+    fn code_with(edit: impl FnOnce(&mut serde_json::Value), body: &[u8]) -> ErrorCode {
+        let mut c = claims_for(body);
+        edit(&mut c);
+        check(c.to_string().as_bytes(), body, WINDOW)
+            .unwrap_err()
+            .code()
+    }
+
+    #[test]
+    fn valid_claims_give_the_event_ids() {
+        let b = body();
+        let ids = check(claims_for(&b).to_string().as_bytes(), &b, WINDOW).unwrap();
+        assert_eq!(ids.event_id, "evt_1");
+        assert_eq!(ids.event_type, "agent_run.waiting");
+        assert_eq!(ids.processing_id, "agr_1");
+    }
+
+    #[test]
+    fn each_missing_claim_is_missing_claim() {
+        for name in [
+            "iss",
+            "eventId",
+            "type",
+            "processingId",
+            "bodySha256",
+            "iat",
+            "exp",
+        ] {
+            let code = code_with(|c| drop(c.as_object_mut().unwrap().remove(name)), &body());
+            assert_eq!(code, ErrorCode::MissingClaim, "{name}");
+        }
+        assert_eq!(
+            code_with(|c| c["exp"] = json!("soon"), &body()),
+            ErrorCode::MissingClaim
+        );
+        assert_eq!(
+            code_with(|c| c["eventId"] = json!(1), &body()),
+            ErrorCode::MissingClaim
+        );
+        let b = body();
+        assert_eq!(
+            check(b"[]", &b, WINDOW).unwrap_err().code(),
+            ErrorCode::MissingClaim
+        );
+    }
+
+    #[test]
+    fn wrong_issuer_is_rejected() {
+        assert_eq!(
+            code_with(|c| c["iss"] = json!("someone-else"), &body()),
+            ErrorCode::WrongIssuer
+        );
+    }
+
+    #[test]
+    fn expiry_honours_tolerance_both_ways() {
+        assert_eq!(
+            code_with(|c| c["exp"] = json!(NOW - 6.0), &body()),
+            ErrorCode::Expired
+        );
+        let b = body();
+        let mut c = claims_for(&b);
+        c["exp"] = json!(NOW - 4.0);
+        assert!(
+            check(c.to_string().as_bytes(), &b, WINDOW).is_ok(),
+            "within tolerance"
+        );
+        assert_eq!(
+            code_with(|c| c["iat"] = json!(NOW + 60.0), &body()),
+            ErrorCode::NotYetValid
+        );
+        assert_eq!(
+            code_with(|c| c["nbf"] = json!(NOW + 60.0), &body()),
+            ErrorCode::NotYetValid
+        );
+        let mut c = claims_for(&b);
+        c["iat"] = json!(NOW + 4.0);
+        assert!(
+            check(c.to_string().as_bytes(), &b, WINDOW).is_ok(),
+            "within tolerance"
+        );
+    }
+
+    #[test]
+    fn tampered_and_reserialized_bodies_are_body_mismatch() {
+        let b = body();
+        let claims = claims_for(&b).to_string();
+        let mut tampered = b.clone();
+        tampered[20] ^= 1;
+        assert_eq!(
+            check(claims.as_bytes(), &tampered, WINDOW)
+                .unwrap_err()
+                .code(),
+            ErrorCode::BodyMismatch
+        );
+        let v: serde_json::Value = serde_json::from_slice(&b).unwrap();
+        let pretty = serde_json::to_vec_pretty(&v).unwrap();
+        assert_eq!(
+            check(claims.as_bytes(), &pretty, WINDOW)
+                .unwrap_err()
+                .code(),
+            ErrorCode::BodyMismatch
+        );
+        assert_eq!(
+            code_with(|c| c["bodySha256"] = json!("short"), &body()),
+            ErrorCode::BodyMismatch
+        );
+    }
+
+    #[test]
+    fn disagreeing_envelope_is_claims_mismatch() {
+        assert_eq!(
+            code_with(|c| c["eventId"] = json!("evt_2"), &body()),
+            ErrorCode::ClaimsMismatch
+        );
+        assert_eq!(
+            code_with(|c| c["type"] = json!("agent_run.failed"), &body()),
+            ErrorCode::ClaimsMismatch
+        );
+        assert_eq!(
+            code_with(|c| c["processingId"] = json!("agr_2"), &body()),
+            ErrorCode::ClaimsMismatch
+        );
+    }
+
+    #[test]
+    fn authentic_non_envelope_body_is_malformed_body() {
+        for b in [
+            &b"not json"[..],
+            b"[]",
+            br#"{"eventId":"evt_1"}"#,
+            br#"{"eventId":"evt_1","type":"t","processingId":"p","occurredAt":"x","data":[]}"#,
+        ] {
+            assert_eq!(code_with(|_| {}, b), ErrorCode::MalformedBody);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! The one error type of webhook verification.
+//!
+//! Every failure carries a stable [`ErrorCode`] and a fixed human message. Messages are static text chosen by this
+//! crate: they never contain the body, the token, or key material, so an error can be logged as it is.
+
+use core::fmt;
+
+/// Stable codes for every way a webhook verification can fail. Branch on these, never on the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// The body or the header was not of an accepted type (JS layer).
+    InvalidInput,
+    /// The request carried no `x-svc-signature` header.
+    MissingSignature,
+    /// The signature header is not a well-formed compact JWS of this API.
+    MalformedSignature,
+    /// The JOSE header names an algorithm other than ES256.
+    UnsupportedAlgorithm,
+    /// The JOSE header carries a `crit` parameter; this verifier understands no extensions (RFC 7515 4.1.11).
+    UnsupportedCrit,
+    /// No key of the key set has the token's `kid`, even after a refresh.
+    UnknownKey,
+    /// The ECDSA signature does not verify under the named key.
+    InvalidSignature,
+    /// A required claim is absent or has the wrong type.
+    MissingClaim,
+    /// The `iss` claim is not `svc-process`.
+    WrongIssuer,
+    /// `exp` has passed (beyond the clock tolerance).
+    Expired,
+    /// `iat` or `nbf` lies in the future (beyond the clock tolerance).
+    NotYetValid,
+    /// The SHA-256 of the received bytes differs from the `bodySha256` claim.
+    BodyMismatch,
+    /// The (authentic) body is not a JSON event envelope.
+    MalformedBody,
+    /// The token's `eventId`, `type` or `processingId` differ from the envelope's.
+    ClaimsMismatch,
+    /// The key set could not be fetched (network, timeout, non-2xx status, not JSON).
+    JwksUnavailable,
+    /// A key set given as data is malformed or holds no usable key.
+    InvalidJwks,
+    /// The verifier's options are invalid.
+    InvalidOptions,
+    /// `verifySync` was called before any key set was held.
+    KeysNotLoaded,
+}
+
+impl ErrorCode {
+    /// The stable snake_case string of this code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidInput => "invalid_input",
+            Self::MissingSignature => "missing_signature",
+            Self::MalformedSignature => "malformed_signature",
+            Self::UnsupportedAlgorithm => "unsupported_algorithm",
+            Self::UnsupportedCrit => "unsupported_crit",
+            Self::UnknownKey => "unknown_key",
+            Self::InvalidSignature => "invalid_signature",
+            Self::MissingClaim => "missing_claim",
+            Self::WrongIssuer => "wrong_issuer",
+            Self::Expired => "expired",
+            Self::NotYetValid => "not_yet_valid",
+            Self::BodyMismatch => "body_mismatch",
+            Self::MalformedBody => "malformed_body",
+            Self::ClaimsMismatch => "claims_mismatch",
+            Self::JwksUnavailable => "jwks_unavailable",
+            Self::InvalidJwks => "invalid_jwks",
+            Self::InvalidOptions => "invalid_options",
+            Self::KeysNotLoaded => "keys_not_loaded",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A webhook verification failure: a stable code and a static message that leaks nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WebhookError {
+    code: ErrorCode,
+    detail: &'static str,
+}
+
+impl WebhookError {
+    /// An error of `code` with a static explanation.
+    pub const fn new(code: ErrorCode, detail: &'static str) -> Self {
+        Self { code, detail }
+    }
+
+    /// The stable code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// The human explanation (static text, safe to log).
+    pub fn detail(&self) -> &'static str {
+        self.detail
+    }
+}
+
+impl fmt::Display for WebhookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.detail, self.code)
+    }
+}
+
+impl std::error::Error for WebhookError {}
+
+/// Shorthand for a `Result` of this module.
+pub type Result<T> = core::result::Result<T, WebhookError>;
+
+pub(crate) const fn err(code: ErrorCode, detail: &'static str) -> WebhookError {
+    WebhookError::new(code, detail)
+}

@@ -1,0 +1,278 @@
+//! The public key set (JWKS, RFC 7517) that signs this API's webhooks.
+//!
+//! Keys that cannot sign ES256 webhooks are ignored rather than rejected, so a key set may grow other keys without
+//! breaking verifiers: a key is used only when `kty` is `EC`, `crv` is `P-256`, `alg` (if present) is `ES256`,
+//! `use` (if present) is `sig`, `key_ops` (if present) include `verify`, it has a non-empty `kid`, and `x`/`y` are a
+//! point on the curve. Two keys sharing one `kid` are both dropped: a token naming that `kid` is ambiguous, and exactly
+//! one key must match.
+
+use p256::ecdsa::signature::Verifier as _;
+use p256::ecdsa::{Signature, VerifyingKey};
+use p256::EncodedPoint;
+use serde_json::{json, Value};
+
+use super::base64url;
+use super::error::{err, ErrorCode, Result};
+use super::jws::{CompactJws, ALGORITHM};
+
+/// Largest key set document accepted, in bytes.
+pub const MAX_JWKS_BYTES: usize = 256 * 1024;
+/// Most keys kept from one key set.
+pub const MAX_KEYS: usize = 64;
+
+/// One usable P-256 verification key and its id.
+#[derive(Clone)]
+pub struct PublicKey {
+    kid: String,
+    x: String,
+    y: String,
+    key: VerifyingKey,
+}
+
+impl core::fmt::Debug for PublicKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PublicKey")
+            .field("kid", &self.kid)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PublicKey {
+    /// Builds a key from a JWK object; `None` when the JWK is not a usable ES256 verification key.
+    pub fn from_jwk(jwk: &Value) -> Option<Self> {
+        let obj = jwk.as_object()?;
+        let text = |name: &str| obj.get(name).and_then(Value::as_str);
+        if text("kty")? != "EC" || text("crv")? != "P-256" {
+            return None;
+        }
+        if obj
+            .get("alg")
+            .is_some_and(|alg| alg.as_str() != Some(ALGORITHM))
+        {
+            return None;
+        }
+        if obj.get("use").is_some_and(|u| u.as_str() != Some("sig")) {
+            return None;
+        }
+        if let Some(ops) = obj.get("key_ops") {
+            let ops = ops.as_array()?;
+            if !ops.iter().any(|op| op.as_str() == Some("verify")) {
+                return None;
+            }
+        }
+        let kid = text("kid").filter(|kid| !kid.is_empty())?;
+        let (x, y) = (text("x")?, text("y")?);
+        let x_bytes: [u8; 32] = base64url::decode(x)?.try_into().ok()?;
+        let y_bytes: [u8; 32] = base64url::decode(y)?.try_into().ok()?;
+        let point = EncodedPoint::from_affine_coordinates(&x_bytes.into(), &y_bytes.into(), false);
+        let key = VerifyingKey::from_encoded_point(&point).ok()?;
+        Some(Self {
+            kid: kid.to_owned(),
+            x: x.to_owned(),
+            y: y.to_owned(),
+            key,
+        })
+    }
+
+    /// The key id.
+    pub fn kid(&self) -> &str {
+        &self.kid
+    }
+
+    /// The key in the p256 crate's form.
+    pub fn verifying_key(&self) -> &VerifyingKey {
+        &self.key
+    }
+
+    /// The public JWK, normalized to the members this crate uses (never private members).
+    pub fn to_jwk(&self) -> Value {
+        json!({"kty": "EC", "crv": "P-256", "x": self.x, "y": self.y, "kid": self.kid, "alg": ALGORITHM, "use": "sig"})
+    }
+
+    /// Verifies the token's ES256 signature with this key, in pure Rust (p256).
+    ///
+    /// # Errors
+    /// `invalid_signature` when the signature does not verify.
+    pub fn verify(&self, jws: &CompactJws<'_>) -> Result<()> {
+        self.key
+            .verify(jws.signing_input(), jws.signature())
+            .map_err(|_| {
+                err(
+                    ErrorCode::InvalidSignature,
+                    "signature does not verify under the named key",
+                )
+            })
+    }
+
+    /// Verifies an ES256 signature given as raw `r || s` bytes over `message`.
+    ///
+    /// # Errors
+    /// `invalid_signature` when the signature is not 64 bytes, its scalars are out of range, or it does not verify.
+    pub fn verify_raw(&self, message: &[u8], signature: &[u8]) -> Result<()> {
+        let signature = Signature::from_slice(signature).map_err(|_| {
+            err(
+                ErrorCode::InvalidSignature,
+                "signature is not 64 bytes of in-range scalars",
+            )
+        })?;
+        self.key.verify(message, &signature).map_err(|_| {
+            err(
+                ErrorCode::InvalidSignature,
+                "signature does not verify under the named key",
+            )
+        })
+    }
+}
+
+/// The usable keys of a key set, by `kid`.
+#[derive(Clone, Debug, Default)]
+pub struct KeySet {
+    keys: Vec<PublicKey>,
+}
+
+impl KeySet {
+    /// Parses a JWKS document (`{"keys": [...]}`), keeping only usable keys (see the module docs).
+    ///
+    /// # Errors
+    /// `invalid_jwks` when the document is larger than [`MAX_JWKS_BYTES`], not JSON, or has no `keys` array.
+    pub fn from_json(bytes: &[u8]) -> Result<Self> {
+        if bytes.len() > MAX_JWKS_BYTES {
+            return Err(err(ErrorCode::InvalidJwks, "key set document is too large"));
+        }
+        let value: Value = serde_json::from_slice(bytes)
+            .map_err(|_| err(ErrorCode::InvalidJwks, "key set is not JSON"))?;
+        Self::from_value(&value)
+    }
+
+    /// Like [`KeySet::from_json`] for an already parsed document.
+    ///
+    /// # Errors
+    /// `invalid_jwks` when the value has no `keys` array.
+    pub fn from_value(value: &Value) -> Result<Self> {
+        let list = value
+            .get("keys")
+            .and_then(Value::as_array)
+            .ok_or(err(ErrorCode::InvalidJwks, "key set has no keys array"))?;
+        let parsed: Vec<PublicKey> = list.iter().filter_map(PublicKey::from_jwk).collect();
+        let mut keys: Vec<PublicKey> = Vec::new();
+        for key in &parsed {
+            let shared = parsed.iter().filter(|other| other.kid == key.kid).count();
+            if shared == 1 && keys.len() < MAX_KEYS {
+                keys.push(key.clone());
+            }
+        }
+        Ok(Self { keys })
+    }
+
+    /// The key with this id, if exactly one usable key has it.
+    pub fn get(&self, kid: &str) -> Option<&PublicKey> {
+        self.keys.iter().find(|key| key.kid == kid)
+    }
+
+    /// Number of usable keys.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether no usable key is held.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The usable keys.
+    pub fn iter(&self) -> impl Iterator<Item = &PublicKey> {
+        self.keys.iter()
+    }
+
+    /// The held keys as a JWKS document, public members only.
+    pub fn to_value(&self) -> Value {
+        json!({ "keys": self.keys.iter().map(PublicKey::to_jwk).collect::<Vec<_>>() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // RFC 7515 appendix A.3.1: the ES256 example key (public part).
+    const RFC_X: &str = "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU";
+    const RFC_Y: &str = "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0";
+
+    fn jwk(extra: Value) -> Value {
+        let mut base = json!({"kty": "EC", "crv": "P-256", "x": RFC_X, "y": RFC_Y, "kid": "k1"});
+        if let (Some(b), Some(e)) = (base.as_object_mut(), extra.as_object()) {
+            for (k, v) in e {
+                if v.is_null() {
+                    b.remove(k);
+                } else {
+                    b.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        base
+    }
+
+    fn usable(extra: Value) -> bool {
+        PublicKey::from_jwk(&jwk(extra)).is_some()
+    }
+
+    #[test]
+    fn accepts_a_p256_key_with_or_without_alg_and_use() {
+        assert!(usable(json!({})));
+        assert!(usable(
+            json!({"alg": "ES256", "use": "sig", "key_ops": ["verify"]})
+        ));
+    }
+
+    #[test]
+    fn ignores_keys_of_wrong_kty_crv_alg_use_or_ops() {
+        assert!(!usable(json!({"kty": "RSA"})));
+        assert!(!usable(json!({"kty": "oct"})));
+        assert!(!usable(json!({"crv": "P-384"})));
+        assert!(!usable(json!({"alg": "ES384"})));
+        assert!(!usable(json!({"alg": "HS256"})));
+        assert!(!usable(json!({"use": "enc"})));
+        assert!(!usable(json!({"key_ops": ["encrypt"]})));
+        assert!(!usable(json!({"kid": null})));
+        assert!(!usable(json!({"kid": ""})));
+    }
+
+    #[test]
+    fn ignores_points_off_the_curve_and_bad_coordinates() {
+        assert!(!usable(json!({"y": RFC_X})));
+        assert!(!usable(json!({"x": "AAAA"})));
+        assert!(!usable(json!({"x": "not base64!"})));
+    }
+
+    #[test]
+    fn duplicate_kids_are_both_dropped() {
+        let set = KeySet::from_value(&json!({"keys": [jwk(json!({})), jwk(json!({}))]})).unwrap();
+        assert!(set.is_empty());
+        assert!(set.get("k1").is_none());
+    }
+
+    #[test]
+    fn document_errors_are_invalid_jwks() {
+        for doc in [&b"nope"[..], b"{}", br#"{"keys": 3}"#, b"[]"] {
+            assert_eq!(
+                KeySet::from_json(doc).unwrap_err().code(),
+                ErrorCode::InvalidJwks
+            );
+        }
+        let big = vec![b' '; MAX_JWKS_BYTES + 1];
+        assert_eq!(
+            KeySet::from_json(&big).unwrap_err().code(),
+            ErrorCode::InvalidJwks
+        );
+    }
+
+    #[test]
+    fn export_holds_public_members_only() {
+        let set = KeySet::from_value(&json!({"keys": [jwk(json!({"d": "secret-ish"}))]})).unwrap();
+        let out = set.to_value();
+        assert_eq!(out["keys"][0]["kid"], "k1");
+        assert!(out["keys"][0].get("d").is_none());
+        let again = KeySet::from_value(&out).unwrap();
+        assert_eq!(again.len(), 1);
+    }
+}

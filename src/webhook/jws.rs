@@ -1,0 +1,300 @@
+//! Parsing of the `x-svc-signature` compact JWS (RFC 7515 section 7.1) under this API's rules.
+//!
+//! Only structure is checked here: three base64url segments, a JSON object header naming `alg: ES256` and a `kid`,
+//! no `crit`, and a raw `r||s` signature of exactly 64 bytes. The claims are decoded later, after the signature
+//! verified ([`crate::webhook::claims`]).
+
+use p256::ecdsa::Signature;
+use serde_json::{Map, Value};
+
+use super::base64url;
+use super::error::{err, ErrorCode, Result};
+
+/// Longest signature header accepted, in bytes. Real tokens are about 600 bytes; anything far larger is refused
+/// before any decoding work.
+pub const MAX_TOKEN_LEN: usize = 8 * 1024;
+
+/// The only algorithm accepted (an allow-list of one).
+pub const ALGORITHM: &str = "ES256";
+
+/// A structurally valid compact JWS, borrowed from the header string it was parsed from.
+#[derive(Clone)]
+pub struct CompactJws<'a> {
+    kid: String,
+    signing_input: &'a str,
+    payload: Vec<u8>,
+    signature: Signature,
+}
+
+impl core::fmt::Debug for CompactJws<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // The token is not secret, but it is the caller's data: print only the key id.
+        f.debug_struct("CompactJws")
+            .field("kid", &self.kid)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> CompactJws<'a> {
+    /// The key id named by the JOSE header.
+    pub fn kid(&self) -> &str {
+        &self.kid
+    }
+
+    /// The ASCII bytes that were signed: `base64url(header) || '.' || base64url(payload)`.
+    pub fn signing_input(&self) -> &'a [u8] {
+        self.signing_input.as_bytes()
+    }
+
+    /// The decoded payload bytes (the claims JSON, not yet trusted).
+    pub fn payload(&self) -> &[u8] {
+        &self.payload
+    }
+
+    /// The signature as parsed (`r` and `s` known to be in range).
+    pub fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    /// The signature as the 64 raw bytes `r || s`.
+    pub fn signature_bytes(&self) -> [u8; 64] {
+        self.signature.to_bytes().into()
+    }
+}
+
+/// Parses a compact JWS and enforces the header rules of this API.
+///
+/// # Errors
+/// `malformed_signature` for anything that is not three strict base64url segments with a JSON object header naming
+/// a `kid` and a 64-byte signature (a DER signature is refused); `unsupported_algorithm` when `alg` is not `ES256`
+/// (including `none` and every HMAC or RSA label); `unsupported_crit` when a `crit` parameter is present;
+/// `invalid_signature` when `r` or `s` is zero or not below the group order.
+pub fn parse_compact(token: &str) -> Result<CompactJws<'_>> {
+    if token.len() > MAX_TOKEN_LEN {
+        return Err(err(
+            ErrorCode::MalformedSignature,
+            "signature header is too long",
+        ));
+    }
+    let token = token.trim_matches(|c| c == ' ' || c == '\t');
+    let mut parts = token.split('.');
+    let (Some(header_b64), Some(payload_b64), Some(signature_b64), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(err(
+            ErrorCode::MalformedSignature,
+            "signature header is not a compact JWS (three base64url segments)",
+        ));
+    };
+    let header_bytes = base64url::decode(header_b64).ok_or(err(
+        ErrorCode::MalformedSignature,
+        "JOSE header is not base64url",
+    ))?;
+    let header: Map<String, Value> = serde_json::from_slice(&header_bytes).map_err(|_| {
+        err(
+            ErrorCode::MalformedSignature,
+            "JOSE header is not a JSON object",
+        )
+    })?;
+
+    match header.get("alg") {
+        Some(Value::String(alg)) if alg == ALGORITHM => {}
+        Some(_) => {
+            return Err(err(
+                ErrorCode::UnsupportedAlgorithm,
+                "only ES256 signatures are accepted",
+            ));
+        }
+        None => return Err(err(ErrorCode::MalformedSignature, "JOSE header has no alg")),
+    }
+    if header.contains_key("crit") {
+        return Err(err(
+            ErrorCode::UnsupportedCrit,
+            "JOSE header lists critical extensions this verifier does not understand",
+        ));
+    }
+    let kid = match header.get("kid") {
+        Some(Value::String(kid)) if !kid.is_empty() => kid.clone(),
+        _ => {
+            return Err(err(
+                ErrorCode::MalformedSignature,
+                "JOSE header names no kid",
+            ))
+        }
+    };
+
+    let signature_raw = base64url::decode(signature_b64).ok_or(err(
+        ErrorCode::MalformedSignature,
+        "signature is not base64url",
+    ))?;
+    if signature_raw.len() != 64 {
+        return Err(err(
+            ErrorCode::MalformedSignature,
+            "ES256 signature must be the 64 raw bytes r||s (DER is not accepted)",
+        ));
+    }
+    let signature = Signature::from_slice(&signature_raw).map_err(|_| {
+        err(
+            ErrorCode::InvalidSignature,
+            "signature scalars are out of range",
+        )
+    })?;
+    let payload = base64url::decode(payload_b64).ok_or(err(
+        ErrorCode::MalformedSignature,
+        "JWS payload is not base64url",
+    ))?;
+
+    let signing_input_len = header_b64.len() + 1 + payload_b64.len();
+    let signing_input = token.get(..signing_input_len).ok_or(err(
+        ErrorCode::MalformedSignature,
+        "signature header is not a compact JWS",
+    ))?;
+
+    Ok(CompactJws {
+        kid,
+        signing_input,
+        payload,
+        signature,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::webhook::base64url::encode;
+
+    fn token(header: &str, payload: &str, signature: &[u8]) -> String {
+        format!(
+            "{}.{}.{}",
+            encode(header.as_bytes()),
+            encode(payload.as_bytes()),
+            encode(signature)
+        )
+    }
+
+    fn sig64() -> Vec<u8> {
+        let mut s = vec![1u8; 64];
+        s[0] = 0x10;
+        s[32] = 0x10;
+        s
+    }
+
+    fn code(t: &str) -> ErrorCode {
+        parse_compact(t).unwrap_err().code()
+    }
+
+    #[test]
+    fn accepts_es256_with_kid() {
+        let t = token(r#"{"alg":"ES256","kid":"k1"}"#, "{}", &sig64());
+        let jws = parse_compact(&t).unwrap();
+        assert_eq!(jws.kid(), "k1");
+        assert_eq!(jws.payload(), b"{}");
+        assert_eq!(
+            jws.signing_input(),
+            t.rsplit_once('.').unwrap().0.as_bytes()
+        );
+        assert_eq!(jws.signature_bytes().to_vec(), sig64());
+    }
+
+    #[test]
+    fn alg_none_is_unsupported_algorithm() {
+        let t = token(r#"{"alg":"none","kid":"k1"}"#, "{}", b"");
+        assert_eq!(code(&t), ErrorCode::UnsupportedAlgorithm);
+    }
+
+    #[test]
+    fn hmac_rsa_and_other_curves_are_unsupported_algorithm() {
+        for alg in [
+            "HS256", "RS256", "ES384", "ES512", "PS256", "EdDSA", "es256", "ES256 ",
+        ] {
+            let t = token(&format!(r#"{{"alg":"{alg}","kid":"k1"}}"#), "{}", &sig64());
+            assert_eq!(code(&t), ErrorCode::UnsupportedAlgorithm, "{alg}");
+        }
+        let t = token(r#"{"alg":["ES256"],"kid":"k1"}"#, "{}", &sig64());
+        assert_eq!(code(&t), ErrorCode::UnsupportedAlgorithm);
+    }
+
+    #[test]
+    fn missing_alg_or_kid_is_malformed() {
+        assert_eq!(
+            code(&token(r#"{"kid":"k1"}"#, "{}", &sig64())),
+            ErrorCode::MalformedSignature
+        );
+        assert_eq!(
+            code(&token(r#"{"alg":"ES256"}"#, "{}", &sig64())),
+            ErrorCode::MalformedSignature
+        );
+        assert_eq!(
+            code(&token(r#"{"alg":"ES256","kid":""}"#, "{}", &sig64())),
+            ErrorCode::MalformedSignature
+        );
+        assert_eq!(
+            code(&token(r#"{"alg":"ES256","kid":7}"#, "{}", &sig64())),
+            ErrorCode::MalformedSignature
+        );
+    }
+
+    #[test]
+    fn any_crit_is_rejected() {
+        for crit in [r#"["b64"]"#, r#"["exp"]"#, "[]"] {
+            let t = token(
+                &format!(r#"{{"alg":"ES256","kid":"k1","crit":{crit},"b64":false}}"#),
+                "{}",
+                &sig64(),
+            );
+            assert_eq!(code(&t), ErrorCode::UnsupportedCrit, "{crit}");
+        }
+    }
+
+    #[test]
+    fn der_signature_is_malformed() {
+        // A DER SEQUENCE of two INTEGERs is 70 to 72 bytes: never 64.
+        let mut der = vec![0x30, 0x44, 0x02, 0x20];
+        der.extend_from_slice(&[0x10; 32]);
+        der.extend_from_slice(&[0x02, 0x20]);
+        der.extend_from_slice(&[0x10; 32]);
+        let t = token(r#"{"alg":"ES256","kid":"k1"}"#, "{}", &der);
+        assert_eq!(code(&t), ErrorCode::MalformedSignature);
+    }
+
+    #[test]
+    fn zero_scalar_signature_is_invalid_signature() {
+        let t = token(r#"{"alg":"ES256","kid":"k1"}"#, "{}", &[0u8; 64]);
+        assert_eq!(code(&t), ErrorCode::InvalidSignature);
+    }
+
+    #[test]
+    fn garbage_is_malformed() {
+        for t in [
+            "",
+            ".",
+            "..",
+            "...",
+            "a.b",
+            "a.b.c.d",
+            "not a token",
+            "e30.e30.!!!",
+            "%%%.e30.AA",
+        ] {
+            assert_eq!(code(t), ErrorCode::MalformedSignature, "{t:?}");
+        }
+        let t = token("[1,2]", "{}", &sig64());
+        assert_eq!(code(&t), ErrorCode::MalformedSignature);
+    }
+
+    #[test]
+    fn megabyte_header_is_refused_early() {
+        let t = "a".repeat(1 << 20);
+        assert_eq!(code(&t), ErrorCode::MalformedSignature);
+    }
+
+    #[test]
+    fn padded_segments_are_malformed() {
+        let t = format!(
+            "{}=.e30.{}",
+            encode(br#"{"alg":"ES256","kid":"k1"}"#),
+            encode(&sig64())
+        );
+        assert_eq!(code(&t), ErrorCode::MalformedSignature);
+    }
+}

@@ -1,0 +1,259 @@
+//! When to fetch the key set: the sans-IO policy of the remote JWKS cache.
+//!
+//! The I/O layer asks [`KeyCache::lookup`] for a `kid`; it answers with the key, or tells it to fetch. Rules:
+//! - a fetched set is fresh for the response's `max-age` (clamped to 60 s .. 24 h) or, without one, the configured
+//!   ttl (default one hour);
+//! - an unknown `kid` triggers a refresh, but fetches (of any reason) are at least `cooldown` apart (default 30 s),
+//!   so a flood of tokens with random kids cannot become a flood of fetches;
+//! - when a refresh fails, the keys already held stay in use (stale-if-error); `jwks_unavailable` is reported only
+//!   when no key set was ever obtained.
+//!
+//! Single-flight (concurrent lookups sharing one fetch) is the I/O layer's job: it keeps the one fetch in progress.
+
+use super::error::{err, ErrorCode, Result};
+use super::jwk::{KeySet, PublicKey};
+
+/// Default freshness of a fetched key set, in seconds.
+pub const DEFAULT_TTL: f64 = 3600.0;
+/// Default minimum gap between two fetches, in seconds.
+pub const DEFAULT_COOLDOWN: f64 = 30.0;
+/// Bounds applied to a response's `max-age`, in seconds.
+pub const MAX_AGE_BOUNDS: (f64, f64) = (60.0, 86_400.0);
+
+/// Answer of a lookup.
+#[derive(Debug)]
+pub enum Lookup<'a> {
+    /// The key to verify with.
+    Found(&'a PublicKey),
+    /// Fetch the key set, then look up again with `after_fetch = true`.
+    Fetch,
+    /// No such key, and no fetch is allowed now.
+    Unknown,
+    /// No key set is held and none may be fetched now.
+    Unavailable,
+}
+
+/// The cache state: static keys, or a remote set with its fetch history.
+#[derive(Debug)]
+pub struct KeyCache {
+    keys: Option<KeySet>,
+    remote: bool,
+    ttl: f64,
+    cooldown: f64,
+    fresh_until: f64,
+    last_attempt: Option<f64>,
+}
+
+impl KeyCache {
+    /// A cache over static keys: never fetches.
+    pub fn fixed(keys: KeySet) -> Self {
+        Self {
+            keys: Some(keys),
+            remote: false,
+            ttl: 0.0,
+            cooldown: 0.0,
+            fresh_until: f64::INFINITY,
+            last_attempt: None,
+        }
+    }
+
+    /// A cache of a remote key set, empty until the first fetch.
+    pub fn remote(ttl: f64, cooldown: f64) -> Self {
+        Self {
+            keys: None,
+            remote: true,
+            ttl,
+            cooldown,
+            fresh_until: f64::NEG_INFINITY,
+            last_attempt: None,
+        }
+    }
+
+    /// Seeds a remote cache with keys saved earlier (for example by a previous isolate), fresh for `ttl`.
+    pub fn seed(&mut self, keys: KeySet, now: f64) {
+        self.keys = Some(keys);
+        self.fresh_until = now + self.ttl;
+    }
+
+    /// Whether the keys come from a URL.
+    pub fn is_remote(&self) -> bool {
+        self.remote
+    }
+
+    /// The keys held now, if any.
+    pub fn keys(&self) -> Option<&KeySet> {
+        self.keys.as_ref()
+    }
+
+    fn may_fetch(&self, now: f64) -> bool {
+        self.remote
+            && self
+                .last_attempt
+                .is_none_or(|t| now - t >= self.cooldown || now < t)
+    }
+
+    /// Finds the key for `kid`, or says to fetch. `after_fetch` is true on the lookup that follows a fetch
+    /// (successful or not), which never asks to fetch again.
+    pub fn lookup(&self, kid: &str, now: f64, after_fetch: bool) -> Lookup<'_> {
+        let may_fetch = !after_fetch && self.may_fetch(now);
+        match &self.keys {
+            None if may_fetch => Lookup::Fetch,
+            None => Lookup::Unavailable,
+            Some(_) if may_fetch && now >= self.fresh_until => Lookup::Fetch,
+            Some(keys) => match keys.get(kid) {
+                Some(key) => Lookup::Found(key),
+                None if may_fetch => Lookup::Fetch,
+                None => Lookup::Unknown,
+            },
+        }
+    }
+
+    /// Whether a forced refresh may start now (only the cooldown is ignored by a forced refresh).
+    pub fn can_refresh(&self) -> bool {
+        self.remote
+    }
+
+    /// Records the start of a fetch.
+    pub fn on_fetch_started(&mut self, now: f64) {
+        self.last_attempt = Some(now);
+    }
+
+    /// Applies a fetch response.
+    ///
+    /// # Errors
+    /// `jwks_unavailable` when the status is not 2xx or the body is not a key set; the keys held before stay.
+    pub fn on_response(
+        &mut self,
+        now: f64,
+        status: u16,
+        cache_control: Option<&str>,
+        body: &[u8],
+    ) -> Result<()> {
+        if !(200..300).contains(&status) {
+            return Err(err(
+                ErrorCode::JwksUnavailable,
+                "key set endpoint answered with a non-2xx status",
+            ));
+        }
+        let keys = KeySet::from_json(body).map_err(|_| {
+            err(
+                ErrorCode::JwksUnavailable,
+                "key set endpoint did not answer with a JWKS document",
+            )
+        })?;
+        let ttl = cache_control.and_then(max_age).map_or(self.ttl, |age| {
+            age.clamp(MAX_AGE_BOUNDS.0, MAX_AGE_BOUNDS.1)
+        });
+        self.keys = Some(keys);
+        self.fresh_until = now + ttl;
+        Ok(())
+    }
+}
+
+/// The `max-age` of a Cache-Control value in seconds; `no-store`/`no-cache` count as the lower bound.
+pub fn max_age(cache_control: &str) -> Option<f64> {
+    let mut found = None;
+    for directive in cache_control.split(',') {
+        let directive = directive.trim().to_ascii_lowercase();
+        if directive == "no-store" || directive == "no-cache" {
+            return Some(0.0);
+        }
+        if let Some(value) = directive.strip_prefix("max-age=") {
+            found = value.trim_matches('"').parse::<u32>().ok().map(f64::from);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const JWKS: &str = r#"{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","kid":"k1"}]}"#;
+
+    fn fetched(now: f64, cc: Option<&str>) -> KeyCache {
+        let mut c = KeyCache::remote(DEFAULT_TTL, DEFAULT_COOLDOWN);
+        assert!(matches!(c.lookup("k1", now, false), Lookup::Fetch));
+        c.on_fetch_started(now);
+        c.on_response(now, 200, cc, JWKS.as_bytes()).unwrap();
+        c
+    }
+
+    #[test]
+    fn first_lookup_fetches_then_finds() {
+        let c = fetched(0.0, None);
+        assert!(matches!(c.lookup("k1", 1.0, false), Lookup::Found(_)));
+    }
+
+    #[test]
+    fn cache_is_fresh_for_an_hour_by_default() {
+        let c = fetched(0.0, None);
+        assert!(matches!(c.lookup("k1", 3599.0, false), Lookup::Found(_)));
+        assert!(matches!(c.lookup("k1", 3600.0, false), Lookup::Fetch));
+    }
+
+    #[test]
+    fn max_age_sets_freshness_within_bounds() {
+        let c = fetched(0.0, Some("public, max-age=600"));
+        assert!(matches!(c.lookup("k1", 599.0, false), Lookup::Found(_)));
+        assert!(matches!(c.lookup("k1", 600.0, false), Lookup::Fetch));
+        let c = fetched(0.0, Some("no-store"));
+        assert!(matches!(c.lookup("k1", 59.0, false), Lookup::Found(_)));
+        let c = fetched(0.0, Some("max-age=9999999"));
+        assert!(matches!(c.lookup("k1", 86_399.0, false), Lookup::Found(_)));
+    }
+
+    #[test]
+    fn unknown_kid_refetches_at_most_once_per_cooldown() {
+        let c = fetched(0.0, None);
+        assert!(matches!(c.lookup("nope", 10.0, false), Lookup::Unknown));
+        assert!(matches!(c.lookup("nope", 30.0, false), Lookup::Fetch));
+        assert!(matches!(c.lookup("nope", 30.0, true), Lookup::Unknown));
+    }
+
+    #[test]
+    fn failed_refresh_keeps_stale_keys() {
+        let mut c = fetched(0.0, None);
+        c.on_fetch_started(4000.0);
+        let e = c.on_response(4000.0, 503, None, b"").unwrap_err();
+        assert_eq!(e.code(), ErrorCode::JwksUnavailable);
+        assert!(matches!(c.lookup("k1", 4000.0, true), Lookup::Found(_)));
+        assert!(
+            matches!(c.lookup("k1", 4010.0, false), Lookup::Found(_)),
+            "cooldown holds refetch back"
+        );
+    }
+
+    #[test]
+    fn never_fetched_and_failing_is_unavailable_until_cooldown() {
+        let mut c = KeyCache::remote(DEFAULT_TTL, DEFAULT_COOLDOWN);
+        c.on_fetch_started(0.0);
+        assert!(c.on_response(0.0, 200, None, b"<html>").is_err());
+        assert!(matches!(c.lookup("k1", 0.0, true), Lookup::Unavailable));
+        assert!(matches!(c.lookup("k1", 5.0, false), Lookup::Unavailable));
+        assert!(matches!(c.lookup("k1", 31.0, false), Lookup::Fetch));
+    }
+
+    #[test]
+    fn fixed_keys_never_fetch() {
+        let keys =
+            KeySet::from_value(&serde_json::from_str::<serde_json::Value>(JWKS).unwrap()).unwrap();
+        let c = KeyCache::fixed(keys);
+        assert!(matches!(c.lookup("k1", 1e12, false), Lookup::Found(_)));
+        assert!(matches!(c.lookup("k2", 0.0, false), Lookup::Unknown));
+        let _ = json!({});
+    }
+
+    #[test]
+    fn parses_cache_control() {
+        assert_eq!(max_age("max-age=60"), Some(60.0));
+        assert_eq!(
+            max_age("public, MAX-AGE=3600, must-revalidate"),
+            Some(3600.0)
+        );
+        assert_eq!(max_age("no-cache"), Some(0.0));
+        assert_eq!(max_age("public"), None);
+        assert_eq!(max_age("max-age=-1"), None);
+    }
+}
