@@ -2,5 +2,7 @@
 
 pub mod webhook;
 
+/// The JS API (wasm-bindgen exports). Public only so the wasm tests can reach it; JS users import the npm package.
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+#[doc(hidden)]
+pub mod wasm;

@@ -93,5 +93,5 @@ pub fn verify_with_keys(
     claims::check(token.payload(), body, window)
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;

@@ -1,0 +1,135 @@
+//! Conversions between JS values and the core's types, in one place.
+
+use js_sys::{ArrayBuffer, Function, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::webhook::{ErrorCode, WebhookError};
+
+/// A JS `Error` with `name` and a stable `code`; the message is the core's static text.
+pub fn coded_error(name: &str, code: &str, message: &str) -> JsValue {
+    let error = js_sys::Error::new(message);
+    error.set_name(name);
+    let _ = Reflect::set(&error, &"code".into(), &code.into());
+    error.into()
+}
+
+/// A webhook failure as a JS `WebhookVerificationError`.
+pub fn webhook_error(e: WebhookError) -> JsValue {
+    coded_error(
+        "WebhookVerificationError",
+        e.code().as_str(),
+        &e.to_string(),
+    )
+}
+
+/// A webhook failure of `code` with a static explanation.
+pub fn webhook_failure(code: ErrorCode, detail: &'static str) -> JsValue {
+    webhook_error(WebhookError::new(code, detail))
+}
+
+/// A raw body: its bytes, and the original JS string when one was given (parsed without re-decoding).
+pub struct RawBody {
+    /// The bytes that were signed.
+    pub bytes: Vec<u8>,
+    /// The JS string, when the body came as one.
+    pub text: Option<JsValue>,
+}
+
+/// Reads a body given as a string, any ArrayBuffer view (Uint8Array, Buffer, DataView) or an ArrayBuffer.
+///
+/// # Errors
+/// `invalid_input` for any other value.
+pub fn raw_body(value: &JsValue) -> Result<RawBody, JsValue> {
+    if let Some(text) = value.as_string() {
+        return Ok(RawBody {
+            bytes: text.into_bytes(),
+            text: Some(value.clone()),
+        });
+    }
+    if ArrayBuffer::is_view(value) {
+        let buffer = Reflect::get(value, &"buffer".into())?;
+        let offset = Reflect::get(value, &"byteOffset".into())?
+            .as_f64()
+            .unwrap_or(0.0);
+        let length = Reflect::get(value, &"byteLength".into())?
+            .as_f64()
+            .unwrap_or(0.0);
+        let view =
+            Uint8Array::new_with_byte_offset_and_length(&buffer, offset as u32, length as u32);
+        return Ok(RawBody {
+            bytes: view.to_vec(),
+            text: None,
+        });
+    }
+    if is_array_buffer(value) {
+        return Ok(RawBody {
+            bytes: Uint8Array::new(value).to_vec(),
+            text: None,
+        });
+    }
+    Err(webhook_failure(
+        ErrorCode::InvalidInput,
+        "body must be a string, a Uint8Array or an ArrayBuffer (the raw bytes received)",
+    ))
+}
+
+/// `instanceof ArrayBuffer`, or (across realms) an object with a numeric `byteLength` and a `slice` method.
+fn is_array_buffer(value: &JsValue) -> bool {
+    value.has_type::<ArrayBuffer>()
+        || (value.is_object()
+            && option(value, "byteLength").as_f64().is_some()
+            && function_option(&option(value, "slice")).is_some())
+}
+
+/// The body as text for `JSON.parse`: the original string, or the bytes decoded as UTF-8.
+pub fn body_text(body: &RawBody) -> Option<JsValue> {
+    match &body.text {
+        Some(text) => Some(text.clone()),
+        None => core::str::from_utf8(&body.bytes)
+            .ok()
+            .map(JsValue::from_str),
+    }
+}
+
+/// Reads option `name` of an options object (`undefined` when absent or the object is not an object).
+pub fn option(options: &JsValue, name: &str) -> JsValue {
+    if options.is_object() {
+        Reflect::get(options, &name.into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+/// Names of the own enumerable keys of an options object.
+pub fn option_names(options: &JsValue) -> Vec<String> {
+    if !options.is_object() {
+        return Vec::new();
+    }
+    js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>())
+        .iter()
+        .filter_map(|k| k.as_string())
+        .collect()
+}
+
+/// A number option: `Ok(None)` when absent, `Err(())` when present but not a finite number.
+pub fn number_option(options: &JsValue, name: &str) -> Result<Option<f64>, ()> {
+    let value = option(options, name);
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    value.as_f64().filter(|n| n.is_finite()).map(Some).ok_or(())
+}
+
+/// A function option, when present and callable.
+pub fn function_option(value: &JsValue) -> Option<Function> {
+    value.dyn_ref::<Function>().cloned().or_else(|| {
+        (value.js_typeof().as_string().as_deref() == Some("function"))
+            .then(|| value.clone().unchecked_into())
+    })
+}
+
+/// Awaits a value that may be a promise (a thenable) or a plain value.
+pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
+    wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&value)).await
+}

@@ -1,0 +1,116 @@
+/** A public JSON Web Key of the API's key set (RFC 7517). */
+export interface JsonWebKey {
+  kty: string;
+  crv?: string;
+  x?: string;
+  y?: string;
+  kid?: string;
+  alg?: string;
+  use?: string;
+  key_ops?: string[];
+  [member: string]: unknown;
+}
+
+/** A JWKS document: `{ keys: [...] }`. */
+export interface JsonWebKeySet {
+  keys: JsonWebKey[];
+}
+
+/** A store of processed event ids, shared by every instance of a service (KV, Redis...). */
+export interface WebhookDedupeStore {
+  /** Whether the id was marked processed. */
+  has(eventId: string): boolean | Promise<boolean>;
+  /** Marks the id processed. */
+  add(eventId: string): void | Promise<void>;
+}
+
+/** Options of `new WebhookVerifier(...)`: one of `jwksUrl`, `baseUrl`, `jwks` (or `jwks` with a URL, to seed the cache). */
+export interface WebhookVerifierOptions {
+  /** Address of the key set, such as `https://api.example/v1/webhooks/jwks.json`. */
+  jwksUrl?: string;
+  /** The API's base address; `/v1/webhooks/jwks.json` is appended. */
+  baseUrl?: string;
+  /** Static keys (no I/O), or with a URL the keys saved by `exportKeys()`, used until the cache ttl passes. */
+  jwks?: JsonWebKeySet | string;
+  /** Allowed clock difference in seconds for `exp`, `iat` and `nbf`, both ways. Default 5. */
+  clockToleranceSeconds?: number;
+  /** Current time in epoch seconds, or a function returning it (for tests). */
+  now?: number | (() => number);
+  /** Freshness of a fetched key set without `max-age`. Default 3600. */
+  cacheTtlSeconds?: number;
+  /** Minimum seconds between two key set fetches (an unknown kid refetches at most this often). Default 30. */
+  cooldownSeconds?: number;
+  /** Timeout of one key set fetch, in milliseconds. Default 5000. */
+  timeoutMs?: number;
+  /** The `fetch` used for the key set. Default: the global `fetch`. */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** `true` for an in-memory store of processed ids, or your own store. */
+  dedupe?: boolean | WebhookDedupeStore;
+}
+
+/** Stable codes of a failed verification. */
+export type WebhookErrorCode =
+  | "invalid_input" | "missing_signature" | "malformed_signature" | "unsupported_algorithm" | "unsupported_crit"
+  | "unknown_key" | "invalid_signature" | "missing_claim" | "wrong_issuer" | "expired" | "not_yet_valid"
+  | "body_mismatch" | "malformed_body" | "claims_mismatch" | "jwks_unavailable" | "invalid_jwks"
+  | "invalid_options" | "keys_not_loaded";
+
+/** The error a failed verification rejects (or throws) with. */
+export interface WebhookVerificationError extends Error {
+  name: "WebhookVerificationError";
+  code: WebhookErrorCode;
+}
+
+/** Status of an agent run. */
+export type AgentRunStatus =
+  | "queued" | "processing" | "waiting" | "paused" | "completed" | "failed" | "cancelled" | "expired";
+
+/** Fields every agent-run event payload begins with. */
+export interface AgentRunEventData {
+  object: "agent_run";
+  id: string;
+  status: AgentRunStatus;
+  /** Present when the run was started with metadata. */
+  metadata?: Record<string, unknown>;
+}
+
+/** The envelope of every event: five fields. */
+export interface WebhookEnvelope<T extends string, D> {
+  /** Unique id: the deduplication key. */
+  eventId: string;
+  type: T;
+  /** The run id (`agr_...` for agent runs), or the space id for space events. */
+  processingId: string;
+  /** ISO 8601 timestamp. */
+  occurredAt: string;
+  data: D;
+}
+
+/** Event types whose `data` shape the API does not publish. */
+export type OtherWebhookEventType =
+  | "processing.started" | "file.processed" | "file.failed" | "run.completed" | "run.failed"
+  | "processing.completed" | "processing.expired";
+
+/** A verified event: a union on `type`; narrow it with `if (event.type === "...")`. */
+export type WebhookEvent =
+  | WebhookEnvelope<"agent_run.waiting", AgentRunEventData & {
+      waiting: { approvals: number; tasks: number; summary: string };
+    }>
+  | WebhookEnvelope<"agent_run.approval_requested", AgentRunEventData & {
+      approval: { id: string; kind: "before" | "output"; action: string; requestedAt: string };
+    }>
+  | WebhookEnvelope<"agent_run.task_ready", AgentRunEventData & {
+      task: { id: string; title: string; executor: "human"; status: "ready" };
+    }>
+  | WebhookEnvelope<"agent_run.completed", AgentRunEventData & {
+      progress: { tasks: { total: number; completed: number } };
+      result?: string | Record<string, unknown>;
+      output?: { files: Array<{ url: string; [field: string]: unknown }> };
+      incomplete?: boolean;
+    }>
+  | WebhookEnvelope<"agent_run.failed", AgentRunEventData & { error: { code: string; message: string } }>
+  | WebhookEnvelope<"space.expired", { spaceId: string; name: string; expiresAt: string }>
+  | WebhookEnvelope<OtherWebhookEventType, Record<string, unknown>>;
+
+/** What `verify` returns: the event, plus `duplicate` when the `dedupe` option is on. */
+export type VerifiedWebhookEvent = WebhookEvent & { duplicate?: boolean };

@@ -1,0 +1,666 @@
+//! `WebhookVerifier` for JS: decode the inputs, run the core's checks, verify the signature with WebCrypto where the
+//! runtime has it (p256 otherwise and in `verifySync`), encode the event.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+
+use super::interop::{self, RawBody};
+use super::platform::{self, MessageLike, Subtle};
+use crate::webhook::dedupe::MemoryDedupe;
+use crate::webhook::jwk::{KeySet, PublicKey};
+use crate::webhook::key_cache::{self, KeyCache, Lookup};
+use crate::webhook::{claims, jws, ErrorCode, EventIds, TimeWindow, JWKS_PATH, SIGNATURE_HEADER};
+
+const OPTIONS: [&str; 10] = [
+    "jwksUrl",
+    "baseUrl",
+    "jwks",
+    "clockToleranceSeconds",
+    "now",
+    "cacheTtlSeconds",
+    "cooldownSeconds",
+    "timeoutMs",
+    "fetch",
+    "dedupe",
+];
+const DEFAULT_TIMEOUT_MS: f64 = 5000.0;
+
+enum Clock {
+    System,
+    Fixed(f64),
+    Function(Function),
+}
+
+enum Dedupe {
+    Off,
+    Memory(RefCell<MemoryDedupe>),
+    Store(JsValue),
+}
+
+struct Inner {
+    cache: RefCell<KeyCache>,
+    crypto_keys: RefCell<HashMap<String, JsValue>>,
+    inflight: RefCell<Option<Promise>>,
+    jwks_url: Option<String>,
+    fetch: Option<Function>,
+    timeout_ms: f64,
+    tolerance: f64,
+    clock: Clock,
+    dedupe: Dedupe,
+    subtle: Option<Subtle>,
+    verify_params: JsValue,
+    import_params: JsValue,
+}
+
+/// Verifies the API's signed webhooks (ES256 JWS in `x-svc-signature`) against its JWKS.
+#[wasm_bindgen]
+pub struct WebhookVerifier {
+    inner: Rc<Inner>,
+}
+
+fn invalid_options(detail: &'static str) -> JsValue {
+    interop::webhook_failure(ErrorCode::InvalidOptions, detail)
+}
+
+fn is_loopback_http(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("http://") else {
+        return false;
+    };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+        if port.chars().all(|c| c.is_ascii_digit()) {
+            h
+        } else {
+            host
+        }
+    });
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+}
+
+fn check_url(url: &str) -> Result<(), JsValue> {
+    let https = url
+        .strip_prefix("https://")
+        .is_some_and(|rest| !rest.is_empty());
+    if https || is_loopback_http(url) {
+        Ok(())
+    } else {
+        Err(invalid_options(
+            "the key set URL must be https (http only on localhost)",
+        ))
+    }
+}
+
+fn static_keys(value: &JsValue) -> Result<KeySet, JsValue> {
+    let text = match value.as_string() {
+        Some(text) => text,
+        None => platform::json_stringify(value)
+            .ok()
+            .and_then(|s| s.as_string())
+            .ok_or_else(|| {
+                interop::webhook_failure(
+                    ErrorCode::InvalidJwks,
+                    "jwks must be a JWKS object or JSON text",
+                )
+            })?,
+    };
+    let keys = KeySet::from_json(text.as_bytes()).map_err(interop::webhook_error)?;
+    if keys.is_empty() {
+        return Err(interop::webhook_failure(
+            ErrorCode::InvalidJwks,
+            "jwks holds no usable ES256 P-256 key",
+        ));
+    }
+    Ok(keys)
+}
+
+#[wasm_bindgen]
+impl WebhookVerifier {
+    /// Creates a verifier from `{ jwksUrl } | { baseUrl } | { jwks }` and the optional settings.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "WebhookVerifierOptions")] options: JsValue,
+    ) -> Result<WebhookVerifier, JsValue> {
+        if !options.is_object() {
+            return Err(invalid_options(
+                "options must be an object: { jwksUrl } | { baseUrl } | { jwks }",
+            ));
+        }
+        if option_names_unknown(&options) {
+            return Err(invalid_options(
+                "unknown option (see WebhookVerifierOptions for the accepted names)",
+            ));
+        }
+        let num = |name: &str| interop::number_option(&options, name);
+        let tolerance = num("clockToleranceSeconds")
+            .map_err(|()| invalid_options("clockToleranceSeconds must be a number"))?
+            .unwrap_or(claims::DEFAULT_CLOCK_TOLERANCE);
+        let ttl = num("cacheTtlSeconds")
+            .map_err(|()| invalid_options("cacheTtlSeconds must be a number"))?;
+        let cooldown = num("cooldownSeconds")
+            .map_err(|()| invalid_options("cooldownSeconds must be a number"))?;
+        let timeout_ms =
+            num("timeoutMs").map_err(|()| invalid_options("timeoutMs must be a number"))?;
+        if tolerance < 0.0
+            || ttl.is_some_and(|t| t <= 0.0)
+            || cooldown.is_some_and(|c| c < 0.0)
+            || timeout_ms.is_some_and(|t| t <= 0.0)
+        {
+            return Err(invalid_options(
+                "durations must be positive (tolerance and cooldown may be 0)",
+            ));
+        }
+
+        let url_option = |name: &str| -> Result<Option<String>, JsValue> {
+            let value = interop::option(&options, name);
+            if value.is_undefined() {
+                return Ok(None);
+            }
+            value
+                .as_string()
+                .map(Some)
+                .ok_or_else(|| invalid_options("jwksUrl and baseUrl must be strings"))
+        };
+        let jwks_url = match (url_option("jwksUrl")?, url_option("baseUrl")?) {
+            (Some(_), Some(_)) => return Err(invalid_options("give jwksUrl or baseUrl, not both")),
+            (Some(url), None) => Some(url),
+            (None, Some(base)) => Some(format!("{}{JWKS_PATH}", base.trim_end_matches('/'))),
+            (None, None) => None,
+        };
+        if let Some(url) = &jwks_url {
+            check_url(url)?;
+        }
+        let jwks = interop::option(&options, "jwks");
+        let now_system = platform::now_seconds();
+        let cache = match (&jwks_url, jwks.is_undefined() || jwks.is_null()) {
+            (None, true) => return Err(invalid_options("give one of jwksUrl, baseUrl or jwks")),
+            (None, false) => KeyCache::fixed(static_keys(&jwks)?),
+            (Some(_), seeded) => {
+                let mut cache = KeyCache::remote(
+                    ttl.unwrap_or(key_cache::DEFAULT_TTL),
+                    cooldown.unwrap_or(key_cache::DEFAULT_COOLDOWN),
+                );
+                if !seeded {
+                    cache.seed(static_keys(&jwks)?, now_system);
+                }
+                cache
+            }
+        };
+
+        let now = interop::option(&options, "now");
+        let clock = if now.is_undefined() {
+            Clock::System
+        } else if let Some(n) = now.as_f64().filter(|n| n.is_finite()) {
+            Clock::Fixed(n)
+        } else {
+            Clock::Function(
+                interop::function_option(&now)
+                    .ok_or_else(|| invalid_options("now must be a number or a function"))?,
+            )
+        };
+        let fetch = interop::option(&options, "fetch");
+        let fetch = if fetch.is_undefined() {
+            None
+        } else {
+            Some(
+                interop::function_option(&fetch)
+                    .ok_or_else(|| invalid_options("fetch must be a function"))?,
+            )
+        };
+        let dedupe = interop::option(&options, "dedupe");
+        let dedupe = if dedupe.is_undefined() || dedupe.is_null() || dedupe.as_bool() == Some(false)
+        {
+            Dedupe::Off
+        } else if dedupe.as_bool() == Some(true) {
+            Dedupe::Memory(RefCell::new(MemoryDedupe::default()))
+        } else if ["has", "add"]
+            .iter()
+            .all(|m| interop::function_option(&interop::option(&dedupe, m)).is_some())
+        {
+            Dedupe::Store(dedupe)
+        } else {
+            return Err(invalid_options(
+                "dedupe must be true or a store with has(id) and add(id)",
+            ));
+        };
+
+        let verify_params =
+            platform::object(&[("name", "ECDSA".into()), ("hash", "SHA-256".into())]);
+        let import_params =
+            platform::object(&[("name", "ECDSA".into()), ("namedCurve", "P-256".into())]);
+        Ok(Self {
+            inner: Rc::new(Inner {
+                cache: RefCell::new(cache),
+                crypto_keys: RefCell::new(HashMap::new()),
+                inflight: RefCell::new(None),
+                jwks_url,
+                fetch,
+                timeout_ms: timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+                tolerance,
+                clock,
+                dedupe,
+                subtle: platform::subtle(),
+                verify_params,
+                import_params,
+            }),
+        })
+    }
+
+    /// Verifies a delivery: the raw body and the `x-svc-signature` header value. Resolves to the event envelope.
+    #[wasm_bindgen(unchecked_return_type = "Promise<VerifiedWebhookEvent>")]
+    pub fn verify(
+        &self,
+        #[wasm_bindgen(js_name = rawBody, unchecked_param_type = "string | Uint8Array | ArrayBuffer")]
+        raw_body: JsValue,
+        #[wasm_bindgen(js_name = signatureHeader, unchecked_param_type = "string")]
+        signature_header: JsValue,
+    ) -> Promise {
+        let Some(header) = signature_header.as_string() else {
+            return Promise::reject(&interop::webhook_failure(
+                ErrorCode::InvalidInput,
+                "signature header must be a string",
+            ));
+        };
+        let body = match interop::raw_body(&raw_body) {
+            Ok(body) => body,
+            Err(e) => return Promise::reject(&e),
+        };
+        let inner = self.inner.clone();
+        future_to_promise(async move { inner.verify(body, header).await })
+    }
+
+    /// Verifies a Fetch API `Request`: reads its raw bytes and its `x-svc-signature` header.
+    #[wasm_bindgen(js_name = verifyRequest, unchecked_return_type = "Promise<VerifiedWebhookEvent>")]
+    pub fn verify_request(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Request")] request: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            if !request.is_object() {
+                return Err(interop::webhook_failure(
+                    ErrorCode::InvalidInput,
+                    "verifyRequest takes a Fetch API Request",
+                ));
+            }
+            let message: MessageLike = request.unchecked_into();
+            let header = platform::header(&message, SIGNATURE_HEADER)
+                .map_err(|_| {
+                    interop::webhook_failure(
+                        ErrorCode::InvalidInput,
+                        "verifyRequest takes a Fetch API Request",
+                    )
+                })?
+                .ok_or_else(|| {
+                    interop::webhook_failure(
+                        ErrorCode::MissingSignature,
+                        "the request has no x-svc-signature header",
+                    )
+                })?;
+            let buffer = match message.array_buffer() {
+                Ok(p) => JsFuture::from(p).await,
+                Err(e) => Err(e),
+            }
+            .map_err(|_| {
+                interop::webhook_failure(
+                    ErrorCode::InvalidInput,
+                    "the request body could not be read (already consumed?)",
+                )
+            })?;
+            let body = RawBody {
+                bytes: Uint8Array::new(&buffer).to_vec(),
+                text: None,
+            };
+            inner.verify(body, header).await
+        })
+    }
+
+    /// Verifies synchronously with keys already held (static keys, or a key set fetched earlier), using p256.
+    #[wasm_bindgen(js_name = verifySync, unchecked_return_type = "VerifiedWebhookEvent")]
+    pub fn verify_sync(
+        &self,
+        #[wasm_bindgen(js_name = rawBody, unchecked_param_type = "string | Uint8Array | ArrayBuffer")]
+        raw_body: JsValue,
+        #[wasm_bindgen(js_name = signatureHeader, unchecked_param_type = "string")]
+        signature_header: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let header = signature_header.as_string().ok_or_else(|| {
+            interop::webhook_failure(ErrorCode::InvalidInput, "signature header must be a string")
+        })?;
+        let body = interop::raw_body(&raw_body)?;
+        let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
+        let window = self.inner.window()?;
+        let ids = {
+            let cache = self.inner.cache.borrow();
+            let keys = cache.keys().ok_or_else(|| {
+                interop::webhook_failure(
+                    ErrorCode::KeysNotLoaded,
+                    "no key set is held yet: use verify(), or refreshKeys() first",
+                )
+            })?;
+            let key = keys.get(token.kid()).ok_or_else(|| {
+                interop::webhook_failure(
+                    ErrorCode::UnknownKey,
+                    "no key of the key set has the token's kid",
+                )
+            })?;
+            key.verify(&token).map_err(interop::webhook_error)?;
+            claims::check(token.payload(), &body.bytes, window).map_err(interop::webhook_error)?
+        };
+        let event = event_value(&body)?;
+        if let Some(duplicate) = self.inner.is_duplicate_sync(&ids.event_id, window.now)? {
+            let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
+        }
+        Ok(event)
+    }
+
+    /// The keys held now, as a JWKS document (`{ keys: [] }` before the first fetch).
+    #[wasm_bindgen(js_name = exportKeys, unchecked_return_type = "JsonWebKeySet")]
+    pub fn export_keys(&self) -> JsValue {
+        let doc = self
+            .inner
+            .cache
+            .borrow()
+            .keys()
+            .map_or_else(|| serde_json::json!({"keys": []}), KeySet::to_value);
+        platform::json_parse(&JsValue::from_str(&doc.to_string())).unwrap_or(JsValue::NULL)
+    }
+
+    /// Fetches the key set now (joining a fetch already in progress). No-op for static keys.
+    #[wasm_bindgen(js_name = refreshKeys, unchecked_return_type = "Promise<void>")]
+    pub fn refresh_keys(&self) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            if inner.cache.borrow().can_refresh() {
+                inner.refresh().await?;
+            }
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Marks an event (or an `eventId`) processed, so a later delivery of it has `duplicate: true`.
+    #[wasm_bindgen(js_name = markProcessed, unchecked_return_type = "Promise<void>")]
+    pub fn mark_processed(
+        &self,
+        #[wasm_bindgen(js_name = eventOrId, unchecked_param_type = "WebhookEvent | string")]
+        event_or_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let id = event_or_id
+                .as_string()
+                .or_else(|| interop::option(&event_or_id, "eventId").as_string())
+                .ok_or_else(|| {
+                    interop::webhook_failure(
+                        ErrorCode::InvalidInput,
+                        "markProcessed takes an event or its eventId",
+                    )
+                })?;
+            match &inner.dedupe {
+                Dedupe::Off => {
+                    return Err(invalid_options("markProcessed needs the dedupe option"))
+                }
+                Dedupe::Memory(store) => store.borrow_mut().add(&id, inner.window()?.now),
+                Dedupe::Store(store) => {
+                    let add = interop::function_option(&interop::option(store, "add"))
+                        .ok_or_else(|| invalid_options("dedupe store has no add()"))?;
+                    interop::settle(add.call1(store, &id.into())?).await?;
+                }
+            }
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+}
+
+fn option_names_unknown(options: &JsValue) -> bool {
+    interop::option_names(options)
+        .iter()
+        .any(|name| !OPTIONS.contains(&name.as_str()))
+}
+
+fn event_value(body: &RawBody) -> Result<JsValue, JsValue> {
+    interop::body_text(body)
+        .and_then(|text| platform::json_parse(&text).ok())
+        .ok_or_else(|| {
+            interop::webhook_failure(
+                ErrorCode::MalformedBody,
+                "body is not a JSON event envelope",
+            )
+        })
+}
+
+/// What signature check to run after the key lookup.
+enum Check {
+    WebCrypto(JsValue),
+    P256(PublicKey),
+}
+
+impl Inner {
+    fn window(&self) -> Result<TimeWindow, JsValue> {
+        let now = match &self.clock {
+            Clock::System => platform::now_seconds(),
+            Clock::Fixed(n) => *n,
+            Clock::Function(f) => f
+                .call0(&JsValue::UNDEFINED)
+                .ok()
+                .and_then(|v| v.as_f64())
+                .filter(|n| n.is_finite())
+                .ok_or_else(|| invalid_options("now() must return epoch seconds"))?,
+        };
+        Ok(TimeWindow {
+            now,
+            tolerance: self.tolerance,
+        })
+    }
+
+    async fn verify(self: Rc<Self>, body: RawBody, header: String) -> Result<JsValue, JsValue> {
+        let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
+        let check = self.key_for(token.kid()).await?;
+        match check {
+            Check::WebCrypto(key) => {
+                let signature = token.signature_bytes();
+                let verdict =
+                    match self.subtle.as_ref().map(|s| {
+                        s.verify(&self.verify_params, &key, &signature, token.signing_input())
+                    }) {
+                        Some(Ok(p)) => JsFuture::from(p).await.ok().and_then(|v| v.as_bool()),
+                        _ => None,
+                    };
+                match verdict {
+                    Some(true) => {}
+                    Some(false) => {
+                        return Err(interop::webhook_failure(
+                            ErrorCode::InvalidSignature,
+                            "signature does not verify under the named key",
+                        ))
+                    }
+                    // WebCrypto refused to run: check the signature in wasm instead.
+                    None => self.verify_p256(&token)?,
+                }
+            }
+            Check::P256(key) => key.verify(&token).map_err(interop::webhook_error)?,
+        }
+        let window = self.window()?;
+        let ids: EventIds =
+            claims::check(token.payload(), &body.bytes, window).map_err(interop::webhook_error)?;
+        let event = event_value(&body)?;
+        if let Some(duplicate) = self.is_duplicate(&ids.event_id, window.now).await? {
+            let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
+        }
+        Ok(event)
+    }
+
+    fn verify_p256(&self, token: &jws::CompactJws<'_>) -> Result<(), JsValue> {
+        let cache = self.cache.borrow();
+        let key = cache
+            .keys()
+            .and_then(|keys| keys.get(token.kid()))
+            .ok_or_else(|| {
+                interop::webhook_failure(
+                    ErrorCode::UnknownKey,
+                    "no key of the key set has the token's kid",
+                )
+            })?;
+        key.verify(token).map_err(interop::webhook_error)
+    }
+
+    /// Finds the key for `kid`, fetching the key set when the cache policy says so.
+    async fn key_for(self: &Rc<Self>, kid: &str) -> Result<Check, JsValue> {
+        let mut after_fetch = false;
+        let key = loop {
+            let now = self.window()?.now;
+            let found = match self.cache.borrow().lookup(kid, now, after_fetch) {
+                Lookup::Found(key) => Ok(key.clone()),
+                Lookup::Fetch => Err(None),
+                Lookup::Unknown => Err(Some(interop::webhook_failure(
+                    ErrorCode::UnknownKey,
+                    "no key of the key set has the token's kid",
+                ))),
+                Lookup::Unavailable => Err(Some(interop::webhook_failure(
+                    ErrorCode::JwksUnavailable,
+                    "the key set could not be fetched",
+                ))),
+            };
+            match found {
+                Ok(key) => break key,
+                Err(Some(e)) => return Err(e),
+                Err(None) => {
+                    // A failed fetch still leaves stale keys usable: the next lookup decides.
+                    let _ = self.refresh().await;
+                    after_fetch = true;
+                }
+            }
+        };
+        let Some(subtle) = &self.subtle else {
+            return Ok(Check::P256(key));
+        };
+        if let Some(crypto_key) = self.crypto_keys.borrow().get(kid) {
+            return Ok(Check::WebCrypto(crypto_key.clone()));
+        }
+        let jwk = platform::json_parse(&JsValue::from_str(&key.to_jwk().to_string()))?;
+        let usages = js_sys::Array::of1(&"verify".into());
+        let imported = match subtle.import_key("jwk", &jwk, &self.import_params, false, &usages) {
+            Ok(p) => JsFuture::from(p).await.ok(),
+            Err(_) => None,
+        };
+        Ok(match imported {
+            Some(crypto_key) => {
+                self.crypto_keys
+                    .borrow_mut()
+                    .insert(kid.to_owned(), crypto_key.clone());
+                Check::WebCrypto(crypto_key)
+            }
+            None => Check::P256(key),
+        })
+    }
+
+    /// One fetch of the key set at a time: a caller arriving during a fetch waits for that fetch.
+    async fn refresh(self: &Rc<Self>) -> Result<(), JsValue> {
+        let running = self.inflight.borrow().clone();
+        let promise = match running {
+            Some(promise) => promise,
+            None => {
+                let this = self.clone();
+                let promise = future_to_promise(async move {
+                    let result = this.fetch_keys().await;
+                    this.inflight.borrow_mut().take();
+                    result.map(|()| JsValue::UNDEFINED)
+                });
+                *self.inflight.borrow_mut() = Some(promise.clone());
+                promise
+            }
+        };
+        JsFuture::from(promise).await.map(|_| ())
+    }
+
+    async fn fetch_keys(&self) -> Result<(), JsValue> {
+        let unavailable = || {
+            interop::webhook_failure(
+                ErrorCode::JwksUnavailable,
+                "the key set could not be fetched",
+            )
+        };
+        let url = self.jwks_url.clone().ok_or_else(unavailable)?;
+        self.cache.borrow_mut().on_fetch_started(self.window()?.now);
+        let deadline = platform::Deadline::start(self.timeout_ms);
+        let headers = platform::object(&[("accept", "application/json".into())]);
+        let init = platform::object(&[
+            ("method", "GET".into()),
+            ("headers", headers),
+            ("redirect", "manual".into()),
+            ("signal", deadline.signal()),
+        ]);
+        let response: MessageLike = match platform::fetch(self.fetch.as_ref(), &url, &init) {
+            Ok(p) => JsFuture::from(deadline.race(&p))
+                .await
+                .map_err(|_| unavailable())?
+                .unchecked_into(),
+            Err(_) => return Err(unavailable()),
+        };
+        let status = response
+            .status()
+            .ok()
+            .and_then(|s| s.as_f64())
+            .unwrap_or(0.0);
+        let cache_control = platform::header(&response, "cache-control").ok().flatten();
+        let bytes = match response.array_buffer() {
+            Ok(p) => Uint8Array::new(
+                &JsFuture::from(deadline.race(&p))
+                    .await
+                    .map_err(|_| unavailable())?,
+            )
+            .to_vec(),
+            Err(_) => return Err(unavailable()),
+        };
+        drop(deadline);
+        let now = self.window()?.now;
+        let status = if (0.0..=999.0).contains(&status) {
+            status as u16
+        } else {
+            0
+        };
+        self.cache
+            .borrow_mut()
+            .on_response(now, status, cache_control.as_deref(), &bytes)
+            .map_err(interop::webhook_error)?;
+        self.crypto_keys.borrow_mut().clear();
+        Ok(())
+    }
+
+    async fn is_duplicate(&self, event_id: &str, now: f64) -> Result<Option<bool>, JsValue> {
+        match &self.dedupe {
+            Dedupe::Store(store) => {
+                let has = interop::function_option(&interop::option(store, "has"))
+                    .ok_or_else(|| invalid_options("dedupe store has no has()"))?;
+                let seen = interop::settle(has.call1(store, &event_id.into())?).await?;
+                Ok(Some(seen.is_truthy()))
+            }
+            _ => self.is_duplicate_sync(event_id, now),
+        }
+    }
+
+    fn is_duplicate_sync(&self, event_id: &str, now: f64) -> Result<Option<bool>, JsValue> {
+        match &self.dedupe {
+            Dedupe::Off => Ok(None),
+            Dedupe::Memory(store) => Ok(Some(store.borrow().has(event_id, now))),
+            Dedupe::Store(store) => {
+                let has = interop::function_option(&interop::option(store, "has"))
+                    .ok_or_else(|| invalid_options("dedupe store has no has()"))?;
+                let seen = has.call1(store, &event_id.into())?;
+                if seen.has_type::<Promise>()
+                    || interop::function_option(&interop::option(&seen, "then")).is_some()
+                {
+                    return Err(invalid_options(
+                        "verifySync needs a dedupe store whose has() is synchronous",
+                    ));
+                }
+                Ok(Some(seen.is_truthy()))
+            }
+        }
+    }
+}

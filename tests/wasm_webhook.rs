@@ -1,0 +1,273 @@
+//! The JS API of `WebhookVerifier`, run as wasm in Node and in headless Chromium (wasm-bindgen-test).
+#![cfg(target_arch = "wasm32")]
+
+use docauto::wasm::WebhookVerifier;
+use js_sys::{Function, Promise, Reflect};
+use p256::ecdsa::signature::Signer as _;
+use p256::ecdsa::{Signature, SigningKey};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use docauto::webhook::base64url::encode;
+
+const NOW: f64 = 1_800_000_000.0;
+
+fn key() -> SigningKey {
+    SigningKey::from_slice(&[7; 32]).unwrap()
+}
+
+fn jwks() -> serde_json::Value {
+    let point = key().verifying_key().to_encoded_point(false);
+    json!({"keys": [{"kty": "EC", "crv": "P-256", "kid": "k1", "alg": "ES256", "use": "sig",
+        "x": encode(point.x().unwrap()), "y": encode(point.y().unwrap())}]})
+}
+
+fn body() -> String {
+    json!({"eventId": "evt_1", "type": "agent_run.task_ready", "processingId": "agr_1", "occurredAt": "2027-01-15T08:00:00.000Z",
+        "data": {"object": "agent_run", "id": "agr_1", "status": "waiting",
+                 "task": {"id": "t1", "title": "Review", "executor": "human", "status": "ready"}}})
+    .to_string()
+}
+
+fn token_for(body: &str, kid: &str) -> String {
+    let header = json!({"alg": "ES256", "kid": kid});
+    let claims = json!({"iss": "svc-process", "processingId": "agr_1", "eventId": "evt_1", "type": "agent_run.task_ready",
+        "bodySha256": encode(&Sha256::digest(body.as_bytes())), "iat": NOW - 1.0, "exp": NOW + 299.0});
+    let input = format!(
+        "{}.{}",
+        encode(header.to_string().as_bytes()),
+        encode(claims.to_string().as_bytes())
+    );
+    let sig: Signature = key().sign(input.as_bytes());
+    format!("{input}.{}", encode(&sig.to_bytes()))
+}
+
+fn js(value: &serde_json::Value) -> JsValue {
+    js_sys::JSON::parse(&value.to_string()).unwrap()
+}
+
+fn options(extra: serde_json::Value) -> JsValue {
+    let mut o = json!({"now": NOW});
+    o.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    js(&o)
+}
+
+fn get(value: &JsValue, name: &str) -> JsValue {
+    Reflect::get(value, &name.into()).unwrap()
+}
+
+async fn rejection(promise: Promise) -> String {
+    let error = JsFuture::from(promise).await.expect_err("must reject");
+    assert_eq!(
+        get(&error, "name").as_string().unwrap(),
+        "WebhookVerificationError"
+    );
+    get(&error, "code").as_string().unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn verify_resolves_to_the_parsed_envelope() {
+    let v = WebhookVerifier::new(options(json!({"jwks": jwks()}))).unwrap();
+    let event = JsFuture::from(v.verify(body().into(), token_for(&body(), "k1").into()))
+        .await
+        .unwrap();
+    assert_eq!(
+        get(&event, "type").as_string().unwrap(),
+        "agent_run.task_ready"
+    );
+    assert_eq!(
+        get(&get(&get(&event, "data"), "task"), "id")
+            .as_string()
+            .unwrap(),
+        "t1"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn verify_accepts_bytes_and_array_buffers() {
+    let v = WebhookVerifier::new(options(json!({"jwks": jwks()}))).unwrap();
+    let bytes = js_sys::Uint8Array::from(body().as_bytes());
+    let token = token_for(&body(), "k1");
+    assert!(
+        JsFuture::from(v.verify(bytes.clone().into(), token.clone().into()))
+            .await
+            .is_ok()
+    );
+    assert!(
+        JsFuture::from(v.verify(bytes.buffer().into(), token.into()))
+            .await
+            .is_ok()
+    );
+}
+
+#[wasm_bindgen_test]
+async fn tampered_body_rejects_with_body_mismatch() {
+    let v = WebhookVerifier::new(options(json!({"jwks": jwks()}))).unwrap();
+    let tampered = body().replace("Review", "Revieu");
+    assert_eq!(
+        rejection(v.verify(tampered.into(), token_for(&body(), "k1").into())).await,
+        "body_mismatch"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn forged_signature_rejects_with_invalid_signature() {
+    let v = WebhookVerifier::new(options(json!({"jwks": jwks()}))).unwrap();
+    let token = token_for(&body(), "k1");
+    let (input, _) = token.rsplit_once('.').unwrap();
+    let other: Signature = SigningKey::from_slice(&[9; 32])
+        .unwrap()
+        .sign(input.as_bytes());
+    let forged = format!("{input}.{}", encode(&other.to_bytes()));
+    assert_eq!(
+        rejection(v.verify(body().into(), forged.into())).await,
+        "invalid_signature"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn wrong_input_types_reject_with_invalid_input() {
+    let v = WebhookVerifier::new(options(json!({"jwks": jwks()}))).unwrap();
+    assert_eq!(
+        rejection(v.verify(JsValue::from(42), "x".into())).await,
+        "invalid_input"
+    );
+    assert_eq!(
+        rejection(v.verify(body().into(), JsValue::NULL)).await,
+        "invalid_input"
+    );
+}
+
+#[wasm_bindgen_test]
+fn verify_sync_uses_static_keys() {
+    let v = WebhookVerifier::new(options(json!({"jwks": jwks()}))).unwrap();
+    let event = v
+        .verify_sync(body().into(), token_for(&body(), "k1").into())
+        .unwrap();
+    assert_eq!(get(&event, "eventId").as_string().unwrap(), "evt_1");
+    let error = v
+        .verify_sync(body().into(), token_for(&body(), "k2").into())
+        .unwrap_err();
+    assert_eq!(get(&error, "code").as_string().unwrap(), "unknown_key");
+}
+
+#[wasm_bindgen_test]
+fn bad_options_throw_invalid_options() {
+    for bad in [
+        json!({}),
+        json!({"jwksUrl": "http://example.com/jwks"}),
+        json!({"jwksURL": "https://x"}),
+        json!({"jwksUrl": "https://a", "baseUrl": "https://b"}),
+        json!({"jwks": jwks(), "timeoutMs": -1}),
+    ] {
+        let error = WebhookVerifier::new(js(&bad)).err().expect("must throw");
+        assert_eq!(
+            get(&error, "code").as_string().unwrap(),
+            "invalid_options",
+            "{bad}"
+        );
+    }
+    let error = WebhookVerifier::new(js(&json!({"jwks": {"keys": []}})))
+        .err()
+        .unwrap();
+    assert_eq!(get(&error, "code").as_string().unwrap(), "invalid_jwks");
+}
+
+#[wasm_bindgen_test]
+fn verify_sync_before_any_fetch_is_keys_not_loaded() {
+    let v = WebhookVerifier::new(js(
+        &json!({"jwksUrl": "https://api.example/v1/webhooks/jwks.json"}),
+    ))
+    .unwrap();
+    let error = v
+        .verify_sync(body().into(), token_for(&body(), "k1").into())
+        .unwrap_err();
+    assert_eq!(get(&error, "code").as_string().unwrap(), "keys_not_loaded");
+}
+
+/// A fake `fetch` (the options accept one) answering with the key set and counting its calls.
+fn counting_fetch(jwks: &serde_json::Value, status: u16) -> (JsValue, JsValue) {
+    let counter = js(&json!({"n": 0}));
+    let make = Function::new_with_args(
+        "doc, status, counter",
+        "return async (url, init) => { counter.n++; await new Promise(r => setTimeout(r, 5));\
+         return new Response(doc, { status, headers: { 'cache-control': 'max-age=600' } }); }",
+    );
+    let fetch = make
+        .call3(
+            &JsValue::NULL,
+            &jwks.to_string().into(),
+            &status.into(),
+            &counter,
+        )
+        .unwrap();
+    (fetch, counter)
+}
+
+#[wasm_bindgen_test]
+async fn concurrent_verifies_share_one_fetch_and_unknown_kids_are_throttled() {
+    let (fetch, counter) = counting_fetch(&jwks(), 200);
+    let opts = options(json!({"baseUrl": "https://api.example"}));
+    Reflect::set(&opts, &"fetch".into(), &fetch).unwrap();
+    let v = WebhookVerifier::new(opts).unwrap();
+    let token = token_for(&body(), "k1");
+    let all: Vec<Promise> = (0..10)
+        .map(|_| v.verify(body().into(), token.clone().into()))
+        .collect();
+    let joined = JsFuture::from(Promise::all(&all.iter().collect::<js_sys::Array>()))
+        .await
+        .unwrap();
+    assert_eq!(joined.unchecked_into::<js_sys::Array>().length(), 10);
+    assert_eq!(get(&counter, "n").as_f64(), Some(1.0));
+    for kid in ["r1", "r2", "r3", "r4"] {
+        assert_eq!(
+            rejection(v.verify(body().into(), token_for(&body(), kid).into())).await,
+            "unknown_key"
+        );
+    }
+    assert_eq!(
+        get(&counter, "n").as_f64(),
+        Some(1.0),
+        "cooldown holds back refetches"
+    );
+    let exported = v.export_keys();
+    assert_eq!(
+        get(&get(&get(&exported, "keys"), "0"), "kid")
+            .as_string()
+            .unwrap(),
+        "k1"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn failing_key_endpoint_rejects_with_jwks_unavailable() {
+    let (fetch, counter) = counting_fetch(&jwks(), 503);
+    let opts = options(json!({"jwksUrl": "https://api.example/v1/webhooks/jwks.json"}));
+    Reflect::set(&opts, &"fetch".into(), &fetch).unwrap();
+    let v = WebhookVerifier::new(opts).unwrap();
+    assert_eq!(
+        rejection(v.verify(body().into(), token_for(&body(), "k1").into())).await,
+        "jwks_unavailable"
+    );
+    assert_eq!(get(&counter, "n").as_f64(), Some(1.0));
+}
+
+#[wasm_bindgen_test]
+async fn dedupe_reports_duplicates_after_mark_processed() {
+    let v = WebhookVerifier::new(options(json!({"jwks": jwks(), "dedupe": true}))).unwrap();
+    let token = token_for(&body(), "k1");
+    let first = JsFuture::from(v.verify(body().into(), token.clone().into()))
+        .await
+        .unwrap();
+    assert_eq!(get(&first, "duplicate").as_bool(), Some(false));
+    JsFuture::from(v.mark_processed(first)).await.unwrap();
+    let again = JsFuture::from(v.verify(body().into(), token.into()))
+        .await
+        .unwrap();
+    assert_eq!(get(&again, "duplicate").as_bool(), Some(true));
+}
