@@ -1,5 +1,6 @@
 //! The JS API of `WebhookVerifier`, run as wasm in Node and in headless Chromium (wasm-bindgen-test).
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use docauto::wasm::WebhookVerifier;
 use js_sys::{Function, Promise, Reflect};
