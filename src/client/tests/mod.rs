@@ -1,0 +1,1 @@
+//! Cross-module behaviour tests of the client core.
