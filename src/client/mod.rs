@@ -49,7 +49,7 @@ mod tests;
 
 pub use call::{Action, ApiResponse, Call, CallOptions, Env, LogRecord, TransportError};
 pub use error::{ApiError, ErrorKind};
-pub use request::{HttpRequest, Method, RequestSpec, ResponseKind};
+pub use request::{HttpRequest, Method, RequestSpec, ResponseKind, Target};
 pub use validate::validate_extraction_schema;
 
 use std::fmt;

@@ -142,7 +142,7 @@ pub fn update(id: &str, params: &WebhookUpdateParams) -> Result<RequestSpec, Api
     if params.url.is_none() && params.events.is_none() && params.disabled.is_none() {
         return Err(ApiError::validation(
             "invalid_request",
-            "",
+            "body",
             "give at least one of url, events, disabled",
         ));
     }
