@@ -23,8 +23,10 @@ use super::{ClientConfig, LogLevel};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-/// Per-call overrides, the last argument of every JS method.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Per-call overrides, the last argument of every JS method (`{wait, idempotencyKey, timeoutMs,
+/// maxRetries}` on the wire; `signal` stays in the JS layer, which calls [`Call::abort`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct CallOptions {
     /// `wait` query parameter in seconds (0 to 120), for routes that take it.
     pub wait: Option<u32>,
@@ -315,7 +317,7 @@ impl Call {
                 let mut e = ApiError::new(
                     ErrorKind::Connection,
                     "connection_error",
-                    format!("connection failed: {}", truncate(&detail, 300)),
+                    format!("connection failed: {}", scrub_urls(&truncate(&detail, 300))),
                 );
                 e.retryable = true;
                 e
@@ -377,7 +379,17 @@ impl Call {
         }
     }
 
-    fn finish_err(&mut self, err: ApiError) {
+    fn finish_err(&mut self, mut err: ApiError) {
+        // Defence in depth: whatever a server or runtime echoed, the key never leaves in an error.
+        let key = self.config.api_key();
+        if err.message.contains(key) {
+            err.message = err.message.replace(key, "[redacted]");
+        }
+        for (_, value) in &mut err.headers {
+            if value.contains(key) {
+                *value = value.replace(key, "[redacted]");
+            }
+        }
         if err.kind != ErrorKind::UserAbort {
             self.log(
                 LogLevel::Error,
@@ -398,6 +410,26 @@ impl Call {
             self.logs.push(LogRecord { level, message });
         }
     }
+}
+
+/// Drops query strings of URLs quoted in a runtime's message (signed URLs carry tokens).
+fn scrub_urls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_query = false;
+    for c in text.chars() {
+        if in_query {
+            if c.is_whitespace() || matches!(c, ')' | '"' | '\'' | '>') {
+                in_query = false;
+                out.push(c);
+            }
+        } else if c == '?' {
+            in_query = true;
+            out.push_str("?[redacted]");
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn truncate(text: &str, max: usize) -> String {

@@ -45,8 +45,9 @@ pub struct RunListParams {
     /// Object filter (for example `extract_run`).
     #[serde(default)]
     pub object: Option<String>,
-    /// Up to three `metadata.<key>=<value>` filters, in order.
-    #[serde(default)]
+    /// Up to three `metadata.<key>=<value>` filters, in order. On the wire (from JS) an object
+    /// `{key: value}`.
+    #[serde(default, with = "ordered_pairs")]
     pub metadata: Vec<(String, String)>,
 }
 
@@ -337,4 +338,38 @@ pub fn download(signed_url: &str) -> RequestSpec {
 /// `invalid_request` for an empty id.
 pub fn wait_for(id: &str, until: Until) -> Result<PollPlanner, ApiError> {
     PollPlanner::run(id, until)
+}
+
+/// (De)serializes ordered string pairs as a JSON object, keeping the order of the input.
+mod ordered_pairs {
+    use serde::de::{MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    pub fn serialize<S: Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(pairs.len()))?;
+        for (k, v) in pairs {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+        struct PairsVisitor;
+        impl<'de> Visitor<'de> for PairsVisitor {
+            type Value = Vec<(String, String)>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of string values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, String>()? {
+                    out.push((k, v));
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(PairsVisitor)
+    }
 }

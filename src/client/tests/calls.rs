@@ -632,3 +632,75 @@ fn config_rejects_bad_keys_and_urls_without_echoing_the_key() {
         "invalid_config"
     );
 }
+
+#[test]
+fn connection_error_text_loses_signed_queries_and_the_key() {
+    let mut cfg = config();
+    cfg.max_retries = 0;
+    let call = Call::new(
+        &cfg,
+        runs::retrieve("exr_1").unwrap(),
+        &CallOptions::default(),
+        [0; 16],
+    )
+    .unwrap();
+    let detail =
+        format!("error sending request for url (https://up.example/x?sig=TOKEN) with {KEY}");
+    let trace = drive(
+        call,
+        vec![Reply::Transport(TransportError::Connection(detail))],
+    );
+    let err = trace.result.unwrap_err();
+    assert!(!err.message.contains("TOKEN"), "{}", err.message);
+    assert!(!err.message.contains(KEY), "{}", err.message);
+    assert!(
+        err.message.contains("https://up.example/x?[redacted]"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn server_echo_of_the_key_is_scrubbed_from_errors() {
+    let body = format!(r#"{{"code":"invalid_token","message":"token {KEY} is revoked"}}"#);
+    let mut call = Call::new(
+        &config(),
+        runs::retrieve("exr_1").unwrap(),
+        &CallOptions::default(),
+        [0; 16],
+    )
+    .unwrap();
+    let _ = call.next();
+    call.on_response(401, &[("x-echo".into(), KEY.into())], &body, env());
+    let Action::Done(Err(err)) = call.next() else {
+        panic!()
+    };
+    assert!(!err.message.contains(KEY) && !format!("{err:?}").contains(KEY));
+    assert_eq!(err.js_class_name(), "AuthenticationError");
+}
+
+#[test]
+fn call_options_and_list_params_read_their_js_shapes() {
+    let options: CallOptions = serde_json::from_value(
+        serde_json::json!({"wait": 30, "idempotencyKey": "k", "timeoutMs": 1000, "maxRetries": 0}),
+    )
+    .unwrap();
+    assert_eq!(
+        options,
+        CallOptions {
+            wait: Some(30),
+            idempotency_key: Some("k".into()),
+            timeout_ms: Some(1000),
+            max_retries: Some(0)
+        }
+    );
+    let params: runs::RunListParams =
+        serde_json::from_str(r#"{"limit": 5, "metadata": {"b": "2", "a": "1"}}"#).unwrap();
+    assert_eq!(
+        params.metadata,
+        vec![
+            ("b".to_owned(), "2".to_owned()),
+            ("a".to_owned(), "1".to_owned())
+        ]
+    );
+}
