@@ -58,8 +58,9 @@ pub enum TransportError {
     Aborted,
 }
 
-/// A successful answer.
-#[derive(Clone, Debug, PartialEq)]
+/// A successful answer. `Debug` shows the body's top-level keys only (a realtime session's
+/// ticket or an output's signed URL never reach a Debug print) and `location` without its query.
+#[derive(Clone, PartialEq)]
 pub struct ApiResponse {
     /// HTTP status (200, 201, 202, 204 or the 3xx of a redirect route).
     pub status: u16,
@@ -75,6 +76,28 @@ pub struct ApiResponse {
     pub location: Option<String>,
     /// Number of attempts the call took.
     pub attempts: u32,
+}
+
+impl std::fmt::Debug for ApiResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let body_keys: Vec<&String> = self
+            .body
+            .as_object()
+            .map(|m| m.keys().collect())
+            .unwrap_or_default();
+        f.debug_struct("ApiResponse")
+            .field("status", &self.status)
+            .field("request_id", &self.request_id)
+            .field("idempotent_replay", &self.idempotent_replay)
+            .field("body_keys", &body_keys)
+            .field(
+                "location",
+                &self.location.as_deref().map(super::url::path_for_log),
+            )
+            .field("attempts", &self.attempts)
+            .field("headers", &super::request::RedactedHeaders(&self.headers))
+            .finish()
+    }
 }
 
 impl ApiResponse {

@@ -120,9 +120,7 @@ pub struct ClientConfig {
     pub timeout_ms: u64,
     /// Largest `Retry-After` honoured; beyond it the error is returned with `retry_after_ms` set.
     pub max_retry_after_ms: u64,
-    /// Headers added to every request sent to `base_url`'s origin (never to other hosts).
-    /// An `authorization` entry is ignored: the key is always the one given to [`ClientConfig::new`].
-    pub default_headers: Vec<(String, String)>,
+    default_headers: Vec<(String, String)>,
     /// Logging threshold of [`Call::take_logs`].
     pub log_level: LogLevel,
 }
@@ -198,6 +196,43 @@ impl ClientConfig {
     /// The normalized origin (`scheme://host:port`) the API key may be sent to.
     pub fn base_origin(&self) -> &str {
         &self.base_origin
+    }
+
+    /// Headers added to every request sent to `base_url`'s origin (never to other hosts).
+    pub fn default_headers(&self) -> &[(String, String)] {
+        &self.default_headers
+    }
+
+    /// Sets the default headers. `authorization` and `idempotency-key` entries are refused at
+    /// send time (the key is always the one given to [`ClientConfig::new`]); names are stored in
+    /// lower case.
+    ///
+    /// # Errors
+    /// `invalid_config` at `defaultHeaders.<name>` for a name that is not an HTTP token or a
+    /// value holding control characters (header injection).
+    pub fn set_default_headers(&mut self, headers: Vec<(String, String)>) -> Result<(), ApiError> {
+        let mut out = Vec::with_capacity(headers.len());
+        for (name, value) in headers {
+            let token = !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+            if !token {
+                return Err(ApiError::invalid_config(
+                    "defaultHeaders",
+                    "header names must be HTTP tokens",
+                ));
+            }
+            if value.chars().any(|c| c.is_control() && c != '\t') {
+                return Err(ApiError::invalid_config(
+                    &format!("defaultHeaders.{name}"),
+                    "must not hold control characters",
+                ));
+            }
+            out.push((name.to_ascii_lowercase(), value));
+        }
+        self.default_headers = out;
+        Ok(())
     }
 
     pub(crate) fn api_key(&self) -> &str {

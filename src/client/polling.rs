@@ -74,8 +74,8 @@ enum State {
     Finished(Option<Result<Value, ApiError>>),
 }
 
-/// Plans the requests of one wait.
-#[derive(Clone, Debug, PartialEq)]
+/// Plans the requests of one wait. `Debug` omits the last body read.
+#[derive(Clone, PartialEq)]
 pub struct PollPlanner {
     target: Target,
     until: Until,
@@ -83,6 +83,18 @@ pub struct PollPlanner {
     state: State,
     requests: u32,
     idle_polls: u32,
+}
+
+impl std::fmt::Debug for PollPlanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PollPlanner")
+            .field("target", &self.target)
+            .field("until", &self.until)
+            .field("spec", &self.spec.label())
+            .field("requests", &self.requests)
+            .field("idle_polls", &self.idle_polls)
+            .finish()
+    }
 }
 
 /// Idle delays (statuses the service does not hold for).

@@ -49,13 +49,25 @@ pub enum ResponseKind {
     Opaque,
 }
 
-/// Where a request goes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Where a request goes. `Debug` prints an external URL without its (signed) query.
+#[derive(Clone, PartialEq, Eq)]
 pub enum Target {
     /// A path under `base_url`, for example `/v1/runs/exr_1`.
     Api(String),
     /// An absolute URL given by the service (upload address, signed download URL).
     External(String),
+}
+
+impl fmt::Debug for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Api(path) => f.debug_tuple("Api").field(path).finish(),
+            Self::External(u) => f
+                .debug_tuple("External")
+                .field(&url::path_for_log(u))
+                .finish(),
+        }
+    }
 }
 
 /// A route-level description of a request, independent of attempt and client.
@@ -185,8 +197,11 @@ impl fmt::Debug for RedactedHeaders<'_> {
                 || lower.contains("token")
                 || lower.contains("secret")
                 || lower == "cookie"
+                || lower == "set-cookie"
             {
                 list.entry(&(name, "[redacted]"));
+            } else if lower == "location" {
+                list.entry(&(name, url::path_for_log(value)));
             } else {
                 list.entry(&(name, value));
             }
@@ -231,7 +246,7 @@ pub(crate) fn build(
     let on_origin = url::same_origin(&full_url, config.base_origin());
     let mut headers: Vec<(String, String)> = Vec::new();
     if on_origin {
-        for (name, value) in &config.default_headers {
+        for (name, value) in config.default_headers() {
             let lower = name.to_ascii_lowercase();
             if lower != "authorization" && lower != "idempotency-key" {
                 headers.push((lower, value.clone()));

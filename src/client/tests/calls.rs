@@ -168,10 +168,11 @@ fn signed_download_urls_never_carry_the_key() {
 #[test]
 fn key_and_default_headers_are_never_sent_off_origin() {
     let mut cfg = config();
-    cfg.default_headers = vec![
+    cfg.set_default_headers(vec![
         ("X-Team".into(), "ops".into()),
         ("Authorization".into(), "Bearer other".into()),
-    ];
+    ])
+    .unwrap();
     for (url, on_origin) in [
         ("https://api.example.com/v1/x", true),
         ("https://API.EXAMPLE.COM:443/v1/x", true),
@@ -703,4 +704,44 @@ fn call_options_and_list_params_read_their_js_shapes() {
             ("a".to_owned(), "1".to_owned())
         ]
     );
+}
+
+#[test]
+fn default_headers_refuse_injection() {
+    let mut cfg = config();
+    let err = cfg
+        .set_default_headers(vec![("x-a".into(), "v\r\nx-evil: 1".into())])
+        .unwrap_err();
+    assert_eq!(err.code, "invalid_config");
+    let err = cfg
+        .set_default_headers(vec![("bad name".into(), "v".into())])
+        .unwrap_err();
+    assert_eq!(err.code, "invalid_config");
+}
+
+#[test]
+fn responses_and_specs_never_debug_print_tickets_or_signed_queries() {
+    let trace = run(
+        crate::client::realtime::create_session(&Default::default()).unwrap(),
+        &CallOptions::default(),
+        vec![Reply::Http(
+            201,
+            h(&[]),
+            r#"{"id":"rts_1","url":"wss://rt.example/s?ticket=TICKET_SECRET"}"#,
+        )],
+    );
+    let response = trace.result.unwrap();
+    assert!(!format!("{response:?}").contains("TICKET_SECRET"));
+    let spec = files::upload_put("https://up.example/1?sig=SIGNED", "application/pdf").unwrap();
+    assert!(!format!("{spec:?}").contains("SIGNED"));
+    let trace = run(
+        runs::output_url("exr_1", "a.pdf").unwrap(),
+        &CallOptions::default(),
+        vec![Reply::Http(
+            302,
+            h(&[("location", "https://cdn.example/o?sig=SIGNED")]),
+            "",
+        )],
+    );
+    assert!(!format!("{:?}", trace.result.unwrap()).contains("SIGNED"));
 }
