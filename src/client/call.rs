@@ -342,7 +342,7 @@ impl Call {
                     "connection_error",
                     format!("connection failed: {}", scrub_urls(&truncate(&detail, 300))),
                 );
-                e.retryable = true;
+                e.retryable = self.spec.replay_safe;
                 e
             }
             TransportError::Timeout => {
@@ -351,7 +351,7 @@ impl Call {
                     "timeout",
                     format!("no answer within {} ms", self.timeout_ms),
                 );
-                e.retryable = true;
+                e.retryable = self.spec.replay_safe;
                 e
             }
             TransportError::Aborted => {

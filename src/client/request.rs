@@ -91,6 +91,11 @@ pub struct RequestSpec {
     pub auth: bool,
     /// Content type of a body the caller attaches itself (the bytes of an upload).
     pub raw_body_content_type: Option<String>,
+    /// Whether resending after an unknown outcome (dropped connection, timeout) is safe.
+    /// `false` for extract batch, which ignores `idempotency-key`: a resend after the service
+    /// committed would start a second batch, so only answers that prove nothing started
+    /// (429, 503, `retryable: true`) are retried there.
+    pub replay_safe: bool,
 }
 
 impl RequestSpec {
@@ -106,6 +111,7 @@ impl RequestSpec {
             response: ResponseKind::Json,
             auth: true,
             raw_body_content_type: None,
+            replay_safe: true,
         }
     }
 

@@ -238,7 +238,9 @@ pub fn extract_batch(p: &ExtractBatchParams) -> Result<RequestSpec, ApiError> {
         }
     }
     p.check_common()?;
-    Ok(post("/v1/extract/batch", to_body(p)?))
+    let mut spec = post("/v1/extract/batch", to_body(p)?);
+    spec.replay_safe = false;
+    Ok(spec)
 }
 
 /// `POST /v1/parse`.

@@ -745,3 +745,39 @@ fn responses_and_specs_never_debug_print_tickets_or_signed_queries() {
     );
     assert!(!format!("{:?}", trace.result.unwrap()).contains("SIGNED"));
 }
+
+#[test]
+fn extract_batch_is_not_resent_after_an_unknown_outcome() {
+    let spec = verbs::extract_batch(&verbs::ExtractBatchParams {
+        action: Some("act".into()),
+        files: Some(vec![crate::client::common::FileRef::id("f")]),
+        ..Default::default()
+    })
+    .unwrap();
+    let trace = run(
+        spec.clone(),
+        &CallOptions::default(),
+        vec![Reply::Transport(TransportError::Connection("reset".into()))],
+    );
+    assert_eq!(trace.requests.len(), 1);
+    let err = trace.result.unwrap_err();
+    assert_eq!(err.code, "connection_error");
+    assert!(!err.retryable);
+    let trace = run(
+        spec,
+        &CallOptions::default(),
+        vec![
+            Reply::Http(
+                429,
+                h(&[("retry-after", "1")]),
+                r#"{"code":"rate_limited","retryable":true}"#,
+            ),
+            Reply::Http(202, h(&[]), r#"{"id":"exr_b","status":"queued"}"#),
+        ],
+    );
+    assert_eq!(
+        trace.requests.len(),
+        2,
+        "a 429 proves nothing started: retried"
+    );
+}
