@@ -92,6 +92,7 @@ pub fn parse_http_date(text: &str) -> Option<u64> {
     let day: u32 = day.parse().ok()?;
     let month = month_number(month)?;
     let mut year: i64 = year.parse().ok()?;
+    // Two-digit years (RFC 850): 70..99 are 19xx, 00..69 are 20xx.
     if year < 100 {
         year += if year < 70 { 2000 } else { 1900 };
     }
@@ -99,7 +100,12 @@ pub fn parse_http_date(text: &str) -> Option<u64> {
     let hour: u64 = clock.next()?.parse().ok()?;
     let minute: u64 = clock.next()?.parse().ok()?;
     let second: u64 = clock.next()?.parse().ok()?;
-    if clock.next().is_some() || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60
+    if clock.next().is_some()
+        || !(1970..=9999).contains(&year)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
     {
         return None;
     }

@@ -172,3 +172,36 @@ fn display_names_status_code_and_request_id() {
         "404 not_found: no such run (request req_2)"
     );
 }
+
+/// Deterministic garbage (xorshift) through every parser: none may panic.
+#[test]
+fn garbage_inputs_never_panic() {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let alphabet: Vec<char> =
+        "{}[]\":,0123456789.-eE tfnulr\\/?#@:GMTSunNov ,abc\u{e9}\u{1F600}\r\n"
+            .chars()
+            .collect();
+    for _ in 0..5_000 {
+        let len = (next() % 64) as usize;
+        let text: String = (0..len)
+            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+            .collect();
+        let status = 100 + (next() % 500) as u16;
+        let headers = vec![
+            ("retry-after".to_owned(), text.clone()),
+            ("retry-after-ms".to_owned(), text.chars().rev().collect()),
+        ];
+        let _ = ApiError::from_response(status, &headers, &text, Some(next()));
+        let _ = crate::client::retry::parse_http_date(&text);
+        let _ = crate::client::url::origin(&format!("https://{text}"));
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) {
+            let _ = crate::client::validate_extraction_schema(&value);
+        }
+    }
+}

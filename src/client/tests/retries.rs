@@ -140,6 +140,12 @@ fn retry_after_http_date_needs_now_and_counts_from_it() {
     assert_eq!(parse_http_date("2024-01-01T00:00:00Z"), None);
     assert_eq!(parse_http_date("Thu, 01 Jan 1970 00:00:00 GMT"), Some(0));
     assert_eq!(
+        parse_http_date("Thu, 01 Jan 9223372036854775807 00:00:00 GMT"),
+        None,
+        "no overflow"
+    );
+    assert_eq!(parse_http_date("Thu, 01 Jan 1969 00:00:00 GMT"), None);
+    assert_eq!(
         parse_http_date("Tue, 29 Feb 2028 12:00:00 GMT"),
         Some(1_835_438_400_000)
     );
