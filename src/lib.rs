@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod client;
 pub mod webhook;
 
 /// The JS API (wasm-bindgen exports). Public only so the wasm tests can reach it; JS users import the npm package.

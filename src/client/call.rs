@@ -1,0 +1,507 @@
+//! The sans-IO call driver: one API call with its retries, as a state machine.
+//!
+//! ```text
+//! let mut call = Call::new(&config, spec, &options, random_bytes)?;
+//! loop {
+//!     match call.next() {
+//!         Action::Send(req) => match fetch(req) {        // caller's I/O
+//!             Ok(r) => call.on_response(r.status, &r.headers, &r.body, env()),
+//!             Err(e) => call.on_transport_error(e, env()),
+//!         },
+//!         Action::Sleep { ms } => sleep(ms),              // caller's timer
+//!         Action::Done(result) => return result,
+//!     }
+//! }
+//! ```
+//! `env()` supplies the current time (for `Retry-After` dates) and a jitter number in `[0, 1)`.
+
+use super::error::{header, ApiError, ErrorKind};
+use super::request::{self, AttemptParts, HttpRequest, Method, RequestSpec, ResponseKind};
+use super::retry::{self, RetryDecision};
+use super::validate;
+use super::{ClientConfig, LogLevel};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Per-call overrides, the last argument of every JS method (`{wait, idempotencyKey, timeoutMs,
+/// maxRetries}` on the wire; `signal` stays in the JS layer, which calls [`Call::abort`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CallOptions {
+    /// `wait` query parameter in seconds (0 to 120), for routes that take it.
+    pub wait: Option<u32>,
+    /// The caller's idempotency key for a POST (otherwise one is generated per call).
+    pub idempotency_key: Option<String>,
+    /// Per-attempt timeout override.
+    pub timeout_ms: Option<u64>,
+    /// Retry count override.
+    pub max_retries: Option<u32>,
+}
+
+/// Inputs the caller supplies with each outcome: the clock and a jitter number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Env {
+    /// Current time, epoch milliseconds (reads `Retry-After` HTTP dates).
+    pub now_ms: u64,
+    /// Uniform random number in `[0, 1)` (backoff jitter).
+    pub jitter: f64,
+}
+
+/// A failure below HTTP, reported by the caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransportError {
+    /// DNS, TCP, TLS or a dropped connection. The text is the runtime's message (no secrets).
+    Connection(String),
+    /// The attempt exceeded `timeout_ms`.
+    Timeout,
+    /// The caller's abort signal fired.
+    Aborted,
+}
+
+/// A successful answer. `Debug` shows the body's top-level keys only (a realtime session's
+/// ticket or an output's signed URL never reach a Debug print) and `location` without its query.
+#[derive(Clone, PartialEq)]
+pub struct ApiResponse {
+    /// HTTP status (200, 201, 202, 204 or the 3xx of a redirect route).
+    pub status: u16,
+    /// Response headers, names in lower case.
+    pub headers: Vec<(String, String)>,
+    /// `x-request-id`.
+    pub request_id: Option<String>,
+    /// `idempotent-replay: true`: the service returned the original result of this key.
+    pub idempotent_replay: bool,
+    /// Parsed JSON body (`null` when there is none).
+    pub body: Value,
+    /// `Location` of a redirect route.
+    pub location: Option<String>,
+    /// Number of attempts the call took.
+    pub attempts: u32,
+}
+
+impl std::fmt::Debug for ApiResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let body_keys: Vec<&String> = self
+            .body
+            .as_object()
+            .map(|m| m.keys().collect())
+            .unwrap_or_default();
+        f.debug_struct("ApiResponse")
+            .field("status", &self.status)
+            .field("request_id", &self.request_id)
+            .field("idempotent_replay", &self.idempotent_replay)
+            .field("body_keys", &body_keys)
+            .field(
+                "location",
+                &self.location.as_deref().map(super::url::path_for_log),
+            )
+            .field("attempts", &self.attempts)
+            .field("headers", &super::request::RedactedHeaders(&self.headers))
+            .finish()
+    }
+}
+
+impl ApiResponse {
+    /// Decodes the body into a typed resource.
+    ///
+    /// # Errors
+    /// `unexpected_shape` ([`ErrorKind::InvalidResponse`]) when the body does not match `T`.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        T::deserialize(&self.body).map_err(|e| {
+            let mut err = ApiError::new(
+                ErrorKind::InvalidResponse,
+                "unexpected_shape",
+                format!("response body does not match the expected type: {e}"),
+            );
+            err.status = Some(self.status);
+            err.request_id = self.request_id.clone();
+            err
+        })
+    }
+}
+
+/// What the caller must do next.
+#[derive(Debug, PartialEq)]
+pub enum Action {
+    /// Perform this request and report with [`Call::on_response`] or [`Call::on_transport_error`].
+    Send(HttpRequest),
+    /// Wait, then call [`Call::next`] again.
+    Sleep {
+        /// Milliseconds to wait.
+        ms: u64,
+    },
+    /// The call is over.
+    Done(Result<ApiResponse, ApiError>),
+}
+
+/// One log line. Never holds the key, a body or a query string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogRecord {
+    /// Severity.
+    pub level: LogLevel,
+    /// Text.
+    pub message: String,
+}
+
+#[derive(Debug)]
+enum State {
+    ReadyToSend,
+    Awaiting,
+    Sleeping(u64),
+    Finished(Option<Result<ApiResponse, ApiError>>),
+}
+
+/// One API call and its retries. `Debug` never shows the key.
+#[derive(Debug)]
+pub struct Call {
+    config: ClientConfig,
+    spec: RequestSpec,
+    label: String,
+    wait: Option<u32>,
+    idempotency_key: Option<String>,
+    timeout_ms: u64,
+    max_retries: u32,
+    attempts: u32,
+    state: State,
+    logs: Vec<LogRecord>,
+}
+
+impl Call {
+    /// Prepares a call. `random_bytes` seed the idempotency key of a POST when the caller gave
+    /// none; that one key is reused by every retry of this call.
+    ///
+    /// # Errors
+    /// `invalid_request` when `wait` is outside 0..=120 or given to a route without `wait`, or
+    /// when the idempotency key is empty, longer than 255 characters or not visible ASCII.
+    pub fn new(
+        config: &ClientConfig,
+        spec: RequestSpec,
+        options: &CallOptions,
+        random_bytes: [u8; 16],
+    ) -> Result<Self, ApiError> {
+        let wait = match options.wait {
+            Some(_) if !spec.accepts_wait => {
+                return Err(ApiError::validation(
+                    "invalid_request",
+                    "wait",
+                    "this route does not accept wait",
+                ));
+            }
+            Some(w) => Some(w),
+            None => spec.wait,
+        };
+        if let Some(w) = wait {
+            validate::wait_seconds(w)?;
+        }
+        let idempotency_key = if spec.method == Method::Post {
+            match &options.idempotency_key {
+                Some(key) => {
+                    validate::idempotency_key(key)?;
+                    Some(key.clone())
+                }
+                None => Some(request::idempotency_key_from_bytes(random_bytes)),
+            }
+        } else {
+            None
+        };
+        Ok(Self {
+            label: spec.label(),
+            config: config.clone(),
+            spec,
+            wait,
+            idempotency_key,
+            timeout_ms: options.timeout_ms.unwrap_or(config.timeout_ms),
+            max_retries: options.max_retries.unwrap_or(config.max_retries),
+            attempts: 0,
+            state: State::ReadyToSend,
+            logs: Vec::new(),
+        })
+    }
+
+    /// The idempotency key every attempt of this POST carries.
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.idempotency_key.as_deref()
+    }
+
+    /// Attempts sent so far.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// Takes the log lines produced since the last call (filtered by the configured level).
+    pub fn take_logs(&mut self) -> Vec<LogRecord> {
+        std::mem::take(&mut self.logs)
+    }
+
+    /// The next thing to do.
+    #[allow(clippy::should_implement_trait)] // a state machine step, not an iterator
+    pub fn next(&mut self) -> Action {
+        match std::mem::replace(&mut self.state, State::Finished(None)) {
+            State::ReadyToSend => self.send(),
+            State::Sleeping(ms) => {
+                self.state = State::ReadyToSend;
+                Action::Sleep { ms }
+            }
+            State::Awaiting => Action::Done(Err(ApiError::new(
+                ErrorKind::Validation,
+                "invalid_call_state",
+                "next() called while a response was still awaited",
+            ))),
+            State::Finished(Some(result)) => Action::Done(result),
+            State::Finished(None) => Action::Done(Err(ApiError::new(
+                ErrorKind::Validation,
+                "invalid_call_state",
+                "the call is already done",
+            ))),
+        }
+    }
+
+    fn send(&mut self) -> Action {
+        self.attempts = self.attempts.saturating_add(1);
+        let parts = AttemptParts {
+            attempt: self.attempts,
+            idempotency_key: self.idempotency_key.as_deref(),
+            wait: self.wait,
+            timeout_ms: self.timeout_ms,
+        };
+        match request::build(&self.config, &self.spec, &parts) {
+            Ok(req) => {
+                self.log(
+                    LogLevel::Debug,
+                    format!(
+                        "{} attempt {}/{}",
+                        self.label,
+                        self.attempts,
+                        self.max_retries.saturating_add(1)
+                    ),
+                );
+                self.state = State::Awaiting;
+                Action::Send(req)
+            }
+            Err(err) => Action::Done(Err(err)),
+        }
+    }
+
+    /// Reports the answer of the last `Send`. `body` is the response text (may be empty).
+    pub fn on_response(&mut self, status: u16, headers: &[(String, String)], body: &str, env: Env) {
+        if !matches!(self.state, State::Awaiting) {
+            return;
+        }
+        let headers: Vec<(String, String)> = headers
+            .iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+            .collect();
+        let request_id = header(&headers, "x-request-id").map(str::to_owned);
+        self.log(
+            LogLevel::Debug,
+            format!(
+                "{} -> {status} request_id={}",
+                self.label,
+                request_id.as_deref().unwrap_or("-")
+            ),
+        );
+        let is_redirect = (300..400).contains(&status);
+        let success = (200..300).contains(&status)
+            || (is_redirect && self.spec.response == ResponseKind::Redirect);
+        if !success {
+            let err = ApiError::from_response(status, &headers, body, Some(env.now_ms));
+            self.fail(err, env);
+            return;
+        }
+        match decode_success(self.spec.response, status, &headers, body) {
+            Ok((body, location)) => {
+                self.log(LogLevel::Info, format!("{} -> {status}", self.label));
+                let idempotent_replay = header(&headers, "idempotent-replay")
+                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+                self.state = State::Finished(Some(Ok(ApiResponse {
+                    status,
+                    request_id,
+                    idempotent_replay,
+                    body,
+                    location,
+                    attempts: self.attempts,
+                    headers,
+                })));
+            }
+            Err(mut err) => {
+                err.request_id = request_id;
+                err.headers = headers;
+                self.finish_err(err);
+            }
+        }
+    }
+
+    /// Reports that the last `Send` produced no HTTP answer.
+    pub fn on_transport_error(&mut self, error: TransportError, env: Env) {
+        if !matches!(self.state, State::Awaiting) {
+            return;
+        }
+        let err = match error {
+            TransportError::Connection(detail) => {
+                let mut e = ApiError::new(
+                    ErrorKind::Connection,
+                    "connection_error",
+                    format!("connection failed: {}", scrub_urls(&truncate(&detail, 300))),
+                );
+                e.retryable = self.spec.replay_safe;
+                e
+            }
+            TransportError::Timeout => {
+                let mut e = ApiError::new(
+                    ErrorKind::Timeout,
+                    "timeout",
+                    format!("no answer within {} ms", self.timeout_ms),
+                );
+                e.retryable = self.spec.replay_safe;
+                e
+            }
+            TransportError::Aborted => {
+                ApiError::new(ErrorKind::UserAbort, "aborted", "the call was aborted")
+            }
+        };
+        self.fail(err, env);
+    }
+
+    /// Aborts the call: the next [`Call::next`] returns an `aborted` error.
+    pub fn abort(&mut self) {
+        if !matches!(self.state, State::Finished(_)) {
+            self.state = State::Finished(Some(Err(ApiError::new(
+                ErrorKind::UserAbort,
+                "aborted",
+                "the call was aborted",
+            ))));
+        }
+    }
+
+    fn fail(&mut self, err: ApiError, env: Env) {
+        let retries_done = self.attempts.saturating_sub(1);
+        match retry::decide(
+            err.retryable,
+            retries_done,
+            self.max_retries,
+            err.retry_after_ms,
+            self.config.max_retry_after_ms,
+            env.jitter,
+        ) {
+            RetryDecision::Retry { delay_ms } => {
+                self.log(
+                    LogLevel::Warn,
+                    format!(
+                        "{} failed with {} {}; retrying in {delay_ms} ms",
+                        self.label,
+                        err.status.map(|s| s.to_string()).unwrap_or_default(),
+                        err.code
+                    ),
+                );
+                self.state = if delay_ms == 0 {
+                    State::ReadyToSend
+                } else {
+                    State::Sleeping(delay_ms)
+                };
+            }
+            RetryDecision::Stop => self.finish_err(err),
+        }
+    }
+
+    fn finish_err(&mut self, mut err: ApiError) {
+        // Defence in depth: whatever a server or runtime echoed, the key never leaves in an error.
+        let key = self.config.api_key();
+        if err.message.contains(key) {
+            err.message = err.message.replace(key, "[redacted]");
+        }
+        for (_, value) in &mut err.headers {
+            if value.contains(key) {
+                *value = value.replace(key, "[redacted]");
+            }
+        }
+        if err.kind != ErrorKind::UserAbort {
+            self.log(
+                LogLevel::Error,
+                format!(
+                    "{} failed: {}{} after {} attempt(s)",
+                    self.label,
+                    err.status.map(|s| format!("{s} ")).unwrap_or_default(),
+                    err.code,
+                    self.attempts
+                ),
+            );
+        }
+        self.state = State::Finished(Some(Err(err)));
+    }
+
+    fn log(&mut self, level: LogLevel, message: String) {
+        if level != LogLevel::Off && level <= self.config.log_level {
+            self.logs.push(LogRecord { level, message });
+        }
+    }
+}
+
+/// Drops query strings of URLs quoted in a runtime's message (signed URLs carry tokens).
+fn scrub_urls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_query = false;
+    for c in text.chars() {
+        if in_query {
+            if c.is_whitespace() || matches!(c, ')' | '"' | '\'' | '>') {
+                in_query = false;
+                out.push(c);
+            }
+        } else if c == '?' {
+            in_query = true;
+            out.push_str("?[redacted]");
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
+}
+
+type Decoded = (Value, Option<String>);
+
+fn decode_success(
+    kind: ResponseKind,
+    status: u16,
+    headers: &[(String, String)],
+    body: &str,
+) -> Result<Decoded, ApiError> {
+    let trimmed = body.trim();
+    let location = header(headers, "location").map(str::to_owned);
+    match kind {
+        ResponseKind::NoContent => Ok((Value::Null, None)),
+        ResponseKind::Opaque => Ok((serde_json::from_str(trimmed).unwrap_or(Value::Null), None)),
+        ResponseKind::Redirect if (300..400).contains(&status) => match location {
+            Some(loc) if !loc.trim().is_empty() => Ok((Value::Null, Some(loc))),
+            _ => Err(invalid(
+                status,
+                "missing_location",
+                "redirect without a Location header",
+            )),
+        },
+        ResponseKind::Json | ResponseKind::Redirect => {
+            if trimmed.is_empty() {
+                return Ok((Value::Null, location));
+            }
+            serde_json::from_str(trimmed)
+                .map(|v| (v, location))
+                .map_err(|_| {
+                    invalid(
+                        status,
+                        "non_json_body",
+                        &format!(
+                            "HTTP {status} answered with a body that is not JSON ({} bytes)",
+                            body.len()
+                        ),
+                    )
+                })
+        }
+    }
+}
+
+fn invalid(status: u16, code: &str, message: &str) -> ApiError {
+    let mut err = ApiError::new(ErrorKind::InvalidResponse, code, message);
+    err.status = Some(status);
+    err
+}

@@ -1,0 +1,118 @@
+//! Saved configurations ("actions"): `POST /v1/{extract|redact|fill}/configs`, the catalog of
+//! configurable shapes, and the deprecated alias `POST /v1/actions`.
+
+use super::error::ApiError;
+use super::request::{Method, RequestSpec};
+use super::validate;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// Capabilities that have saved configs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfigCapability {
+    /// `extract`.
+    Extract,
+    /// `redact`.
+    Redact,
+    /// `fill`.
+    Fill,
+}
+
+impl ConfigCapability {
+    /// Parses `extract`, `redact` or `fill`.
+    ///
+    /// # Errors
+    /// `invalid_request` at `capability`.
+    pub fn parse(text: &str) -> Result<Self, ApiError> {
+        match text {
+            "extract" => Ok(Self::Extract),
+            "redact" => Ok(Self::Redact),
+            "fill" => Ok(Self::Fill),
+            _ => Err(ApiError::validation(
+                "invalid_request",
+                "capability",
+                "must be extract, redact or fill",
+            )),
+        }
+    }
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Extract => "extract",
+            Self::Redact => "redact",
+            Self::Fill => "fill",
+        }
+    }
+}
+
+/// Body of a config creation.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConfigParams {
+    /// Name of the saved config.
+    pub name: String,
+    /// The capability's config (for extract, an inline `schema` is checked against the dialect).
+    #[serde(default)]
+    pub config: Map<String, Value>,
+}
+
+/// A saved config as answered (fields beyond `id` are not shown in the spec).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedConfig {
+    /// Id, usable in a verb's `action` field.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Every other field.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn check(capability: ConfigCapability, params: &ConfigParams) -> Result<(), ApiError> {
+    validate::required_text("name", &params.name)?;
+    if capability == ConfigCapability::Extract {
+        if let Some(schema) = params.config.get("schema") {
+            validate::schema_at(schema, "config.schema")?;
+        }
+    }
+    Ok(())
+}
+
+/// `POST /v1/{capability}/configs` with `{name, config}`.
+///
+/// # Errors
+/// `invalid_request` for an empty name; `invalid_schema` / `schema_too_large` for an extract
+/// config whose schema breaks the dialect.
+pub fn create(
+    capability: ConfigCapability,
+    params: &ConfigParams,
+) -> Result<RequestSpec, ApiError> {
+    check(capability, params)?;
+    Ok(
+        RequestSpec::api(Method::Post, format!("/v1/{}/configs", capability.as_str()))
+            .with_body(json!({"name": params.name, "config": params.config})),
+    )
+}
+
+/// `GET /v1/actions/catalog`.
+pub fn catalog() -> RequestSpec {
+    RequestSpec::api(Method::Get, "/v1/actions/catalog".to_owned())
+}
+
+/// Deprecated `POST /v1/actions` with `{capability, name, config}`; prefer [`create`].
+///
+/// # Errors
+/// As [`create`].
+pub fn create_action_deprecated(
+    capability: ConfigCapability,
+    params: &ConfigParams,
+) -> Result<RequestSpec, ApiError> {
+    check(capability, params)?;
+    Ok(
+        RequestSpec::api(Method::Post, "/v1/actions".to_owned()).with_body(json!({
+            "capability": capability.as_str(),
+            "name": params.name,
+            "config": params.config,
+        })),
+    )
+}

@@ -1,0 +1,235 @@
+//! Poll planners for `agentRuns.waitFor`, `runs.waitFor` and `files.waitUntilReady`.
+//!
+//! A planner yields the next request (run it through a [`super::Call`], which handles retries)
+//! and reads each answer's `status`:
+//!
+//! - Runs are long-polled with `wait=120`: the service holds the request until the run finishes,
+//!   blocks on a person, or 120 s pass, so a run of T seconds costs about T/120 + 1 requests.
+//! - Decision where the spec is silent: a status the service does not hold for (`waiting`,
+//!   `paused` or `needs_input` when the caller waits for the end, or a status this version does
+//!   not know) would make the next poll return at once; the planner then sleeps 5 s, 10 s, 20 s,
+//!   40 s, then every 60 s, so a run waiting days on a person costs at most one request a minute.
+//! - Files have no `wait`: polled after 1 s, 2 s, 4 s, then every 5 s, until `ready` (or a status
+//!   named `failed`/`error`, handed back for the caller to report).
+
+use super::error::{ApiError, ErrorKind};
+use super::request::{segment, Method, RequestSpec};
+use super::validate::MAX_WAIT_SECONDS;
+use serde_json::Value;
+
+/// When a wait ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Until {
+    /// A terminal status (completed/processed, failed, cancelled, expired).
+    #[default]
+    Finished,
+    /// Terminal, or blocked on a person (`waiting` agent run, `needs_input` sign run).
+    Settled,
+}
+
+impl Until {
+    /// Parses `finished` or `settled`.
+    ///
+    /// # Errors
+    /// `invalid_request` at `until` for any other value.
+    pub fn parse(text: &str) -> Result<Self, ApiError> {
+        match text {
+            "finished" => Ok(Self::Finished),
+            "settled" => Ok(Self::Settled),
+            _ => Err(ApiError::validation(
+                "invalid_request",
+                "until",
+                "must be \"finished\" or \"settled\"",
+            )),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    AgentRun,
+    Run,
+    File,
+}
+
+/// The next step of a wait.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PollStep {
+    /// Run this request (through a `Call`) and hand its body to [`PollPlanner::on_body`].
+    Request(RequestSpec),
+    /// Wait, then ask again.
+    Sleep {
+        /// Milliseconds.
+        ms: u64,
+    },
+    /// The wait is over: the last resource read, or an error for an answer without `status`.
+    Done(Result<Value, ApiError>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum State {
+    NeedRequest,
+    Awaiting,
+    Sleeping(u64),
+    Finished(Option<Result<Value, ApiError>>),
+}
+
+/// Plans the requests of one wait. `Debug` omits the last body read.
+#[derive(Clone, PartialEq)]
+pub struct PollPlanner {
+    target: Target,
+    until: Until,
+    spec: RequestSpec,
+    state: State,
+    requests: u32,
+    idle_polls: u32,
+}
+
+impl std::fmt::Debug for PollPlanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PollPlanner")
+            .field("target", &self.target)
+            .field("until", &self.until)
+            .field("spec", &self.spec.label())
+            .field("requests", &self.requests)
+            .field("idle_polls", &self.idle_polls)
+            .finish()
+    }
+}
+
+/// Idle delays (statuses the service does not hold for).
+const IDLE_FIRST_MS: u64 = 5_000;
+const IDLE_MAX_MS: u64 = 60_000;
+/// File polling delays.
+const FILE_FIRST_MS: u64 = 1_000;
+const FILE_MAX_MS: u64 = 5_000;
+
+impl PollPlanner {
+    /// Waits on an agent run.
+    ///
+    /// # Errors
+    /// `invalid_request` for an empty id.
+    pub fn agent_run(id: &str, until: Until) -> Result<Self, ApiError> {
+        let spec = RequestSpec::api(
+            Method::Get,
+            format!("/v1/agent-runs/{}", segment("id", id)?),
+        )
+        .with_wait(Some(MAX_WAIT_SECONDS));
+        Ok(Self::new(Target::AgentRun, until, spec))
+    }
+
+    /// Waits on a capability run.
+    ///
+    /// # Errors
+    /// `invalid_request` for an empty id.
+    pub fn run(id: &str, until: Until) -> Result<Self, ApiError> {
+        let spec = RequestSpec::api(Method::Get, format!("/v1/runs/{}", segment("id", id)?))
+            .with_wait(Some(MAX_WAIT_SECONDS));
+        Ok(Self::new(Target::Run, until, spec))
+    }
+
+    /// Waits until a registered file is `ready`.
+    ///
+    /// # Errors
+    /// `invalid_request` for an empty id.
+    pub fn file(id: &str) -> Result<Self, ApiError> {
+        let spec = RequestSpec::api(Method::Get, format!("/v1/files/{}", segment("id", id)?));
+        Ok(Self::new(Target::File, Until::Finished, spec))
+    }
+
+    fn new(target: Target, until: Until, spec: RequestSpec) -> Self {
+        Self {
+            target,
+            until,
+            spec,
+            state: State::NeedRequest,
+            requests: 0,
+            idle_polls: 0,
+        }
+    }
+
+    /// Requests planned so far.
+    pub fn requests(&self) -> u32 {
+        self.requests
+    }
+
+    /// The next step.
+    #[allow(clippy::should_implement_trait)] // a state machine step, not an iterator
+    pub fn next(&mut self) -> PollStep {
+        match std::mem::replace(&mut self.state, State::Finished(None)) {
+            State::NeedRequest => {
+                self.requests = self.requests.saturating_add(1);
+                self.state = State::Awaiting;
+                PollStep::Request(self.spec.clone())
+            }
+            State::Sleeping(ms) => {
+                self.state = State::NeedRequest;
+                PollStep::Sleep { ms }
+            }
+            State::Awaiting => PollStep::Done(Err(ApiError::new(
+                ErrorKind::Validation,
+                "invalid_call_state",
+                "next() called while an answer was still awaited",
+            ))),
+            State::Finished(Some(result)) => PollStep::Done(result),
+            State::Finished(None) => PollStep::Done(Err(ApiError::new(
+                ErrorKind::Validation,
+                "invalid_call_state",
+                "the wait is already done",
+            ))),
+        }
+    }
+
+    /// Hands over the body of the last request's successful answer.
+    pub fn on_body(&mut self, body: &Value) {
+        if self.state != State::Awaiting {
+            return;
+        }
+        let Some(status) = body.get("status").and_then(Value::as_str) else {
+            self.state = State::Finished(Some(Err(ApiError::new(
+                ErrorKind::InvalidResponse,
+                "unexpected_shape",
+                "the polled resource has no status",
+            ))));
+            return;
+        };
+        match self.classify(status) {
+            Verdict::Stop => self.state = State::Finished(Some(Ok(body.clone()))),
+            Verdict::PollNow => {
+                self.idle_polls = 0;
+                self.state = State::NeedRequest;
+            }
+            Verdict::PollLater => {
+                let (first, max) = match self.target {
+                    Target::File => (FILE_FIRST_MS, FILE_MAX_MS),
+                    _ => (IDLE_FIRST_MS, IDLE_MAX_MS),
+                };
+                let delay = first
+                    .saturating_mul(1u64 << self.idle_polls.min(16))
+                    .min(max);
+                self.idle_polls = self.idle_polls.saturating_add(1);
+                self.state = State::Sleeping(delay);
+            }
+        }
+    }
+
+    fn classify(&self, status: &str) -> Verdict {
+        let settled = self.until == Until::Settled;
+        match (self.target, status) {
+            (Target::AgentRun, "completed" | "failed" | "cancelled" | "expired") => Verdict::Stop,
+            (Target::AgentRun, "waiting") if settled => Verdict::Stop,
+            (Target::AgentRun, "queued" | "processing") => Verdict::PollNow,
+            (Target::Run, "processed" | "failed" | "cancelled" | "expired") => Verdict::Stop,
+            (Target::Run, "needs_input") if settled => Verdict::Stop,
+            (Target::Run, "queued" | "processing") => Verdict::PollNow,
+            (Target::File, "ready" | "failed" | "error") => Verdict::Stop,
+            _ => Verdict::PollLater,
+        }
+    }
+}
+
+enum Verdict {
+    Stop,
+    PollNow,
+    PollLater,
+}

@@ -1,0 +1,336 @@
+//! Request building: a resource function describes a route as a [`RequestSpec`]; the call driver
+//! turns it into an [`HttpRequest`] for one attempt, adding the key, the idempotency key and
+//! the `wait` query parameter.
+
+use super::error::ApiError;
+use super::url;
+use super::ClientConfig;
+use serde_json::Value;
+use std::fmt;
+
+/// HTTP method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// GET.
+    Get,
+    /// POST (always carries an `idempotency-key`).
+    Post,
+    /// PUT (file upload to an `uploadUrl`).
+    Put,
+    /// PATCH.
+    Patch,
+    /// DELETE.
+    Delete,
+}
+
+impl Method {
+    /// Upper-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Get => "GET",
+            Self::Post => "POST",
+            Self::Put => "PUT",
+            Self::Patch => "PATCH",
+            Self::Delete => "DELETE",
+        }
+    }
+}
+
+/// What a successful answer of a route looks like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseKind {
+    /// A JSON body (an empty body decodes to `null`).
+    Json,
+    /// 204 and no body (deletes).
+    NoContent,
+    /// A 3xx whose `Location` is the result; the redirect must not be followed.
+    Redirect,
+    /// Any body; JSON is decoded when it parses, otherwise `null` (uploads to a storage host).
+    Opaque,
+}
+
+/// Where a request goes. `Debug` prints an external URL without its (signed) query.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A path under `base_url`, for example `/v1/runs/exr_1`.
+    Api(String),
+    /// An absolute URL given by the service (upload address, signed download URL).
+    External(String),
+}
+
+impl fmt::Debug for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Api(path) => f.debug_tuple("Api").field(path).finish(),
+            Self::External(u) => f
+                .debug_tuple("External")
+                .field(&url::path_for_log(u))
+                .finish(),
+        }
+    }
+}
+
+/// A route-level description of a request, independent of attempt and client.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestSpec {
+    /// Method.
+    pub method: Method,
+    /// Destination.
+    pub target: Target,
+    /// Query pairs (not including `wait`).
+    pub query: Vec<(String, String)>,
+    /// JSON body.
+    pub body: Option<Value>,
+    /// Whether the route accepts the `wait` query parameter.
+    pub accepts_wait: bool,
+    /// `wait` the route sets by itself (a planner's `120`); a per-call `wait` overrides it.
+    pub wait: Option<u32>,
+    /// Shape of the success answer.
+    pub response: ResponseKind,
+    /// Whether the route wants the API key (still only ever sent to `base_url`'s origin).
+    pub auth: bool,
+    /// Content type of a body the caller attaches itself (the bytes of an upload).
+    pub raw_body_content_type: Option<String>,
+    /// Whether resending after an unknown outcome (dropped connection, timeout) is safe.
+    /// `false` for extract batch, which ignores `idempotency-key`: a resend after the service
+    /// committed would start a second batch, so only answers that prove nothing started
+    /// (429, 503, `retryable: true`) are retried there.
+    pub replay_safe: bool,
+}
+
+impl RequestSpec {
+    /// A JSON route under `base_url` with the key.
+    pub fn api(method: Method, path: String) -> Self {
+        Self {
+            method,
+            target: Target::Api(path),
+            query: Vec::new(),
+            body: None,
+            accepts_wait: false,
+            wait: None,
+            response: ResponseKind::Json,
+            auth: true,
+            raw_body_content_type: None,
+            replay_safe: true,
+        }
+    }
+
+    /// Sets the JSON body.
+    pub fn with_body(mut self, body: Value) -> Self {
+        self.body = Some(body);
+        self
+    }
+
+    /// Marks the route as accepting `wait`.
+    pub fn with_wait(mut self, wait: Option<u32>) -> Self {
+        self.accepts_wait = true;
+        self.wait = wait;
+        self
+    }
+
+    /// Sets the answer shape.
+    pub fn expecting(mut self, response: ResponseKind) -> Self {
+        self.response = response;
+        self
+    }
+
+    /// A short `METHOD path` label for logs (no query, no host for API routes).
+    pub fn label(&self) -> String {
+        match &self.target {
+            Target::Api(path) => format!("{} {path}", self.method.as_str()),
+            Target::External(u) => format!("{} {}", self.method.as_str(), url::path_for_log(u)),
+        }
+    }
+}
+
+/// One attempt, ready for `fetch`. `Debug` redacts the `authorization` header.
+#[derive(Clone, PartialEq)]
+pub struct HttpRequest {
+    /// Method.
+    pub method: Method,
+    /// Absolute URL including the query.
+    pub url: String,
+    /// Header pairs, names in lower case.
+    pub headers: Vec<(String, String)>,
+    /// JSON body text. `None` with [`HttpRequest::raw_body`] true means the caller attaches
+    /// the bytes it holds (upload).
+    pub body: Option<String>,
+    /// The caller attaches its own bytes as the body (the `PUT` of an upload).
+    pub raw_body: bool,
+    /// Per-attempt timeout the caller enforces; report expiry with `TransportError::Timeout`.
+    pub timeout_ms: u64,
+    /// Whether redirects may be followed (`false`: use `redirect: "manual"` and hand back the 3xx).
+    pub follow_redirects: bool,
+    /// 1-based attempt number.
+    pub attempt: u32,
+}
+
+impl fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpRequest")
+            .field("method", &self.method)
+            .field("url", &url::path_for_log(&self.url))
+            .field("headers", &RedactedHeaders(&self.headers))
+            .field(
+                "body",
+                &self.body.as_ref().map(|b| format!("<{} bytes>", b.len())),
+            )
+            .field("raw_body", &self.raw_body)
+            .field("timeout_ms", &self.timeout_ms)
+            .field("follow_redirects", &self.follow_redirects)
+            .field("attempt", &self.attempt)
+            .finish()
+    }
+}
+
+impl HttpRequest {
+    /// Case-insensitive header lookup.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        super::error::header(&self.headers, name)
+    }
+}
+
+/// Debug helper printing header names with `authorization` (and similar) values redacted.
+pub(crate) struct RedactedHeaders<'a>(pub &'a [(String, String)]);
+
+impl fmt::Debug for RedactedHeaders<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut list = f.debug_list();
+        for (name, value) in self.0 {
+            let lower = name.to_ascii_lowercase();
+            if lower == "authorization"
+                || lower.contains("key")
+                || lower.contains("token")
+                || lower.contains("secret")
+                || lower == "cookie"
+                || lower == "set-cookie"
+            {
+                list.entry(&(name, "[redacted]"));
+            } else if lower == "location" {
+                list.entry(&(name, url::path_for_log(value)));
+            } else {
+                list.entry(&(name, value));
+            }
+        }
+        list.finish()
+    }
+}
+
+/// Per-attempt inputs of [`build`].
+pub(crate) struct AttemptParts<'a> {
+    pub attempt: u32,
+    pub idempotency_key: Option<&'a str>,
+    pub wait: Option<u32>,
+    pub timeout_ms: u64,
+}
+
+/// Builds the request of one attempt.
+///
+/// The Authorization header is attached only when the route wants it AND the final URL is on
+/// `base_url`'s origin; default headers follow the same rule. Every POST carries the
+/// `idempotency-key` given in `parts`.
+///
+/// # Errors
+/// `invalid_request` when the body cannot be serialized (not reachable with `serde_json::Value`).
+pub(crate) fn build(
+    config: &ClientConfig,
+    spec: &RequestSpec,
+    parts: &AttemptParts<'_>,
+) -> Result<HttpRequest, ApiError> {
+    let mut query = spec.query.clone();
+    if let Some(wait) = parts.wait {
+        query.push(("wait".to_owned(), wait.to_string()));
+    }
+    let mut full_url = match &spec.target {
+        Target::Api(path) => format!("{}{path}", config.base_url()),
+        Target::External(u) => u.clone(),
+    };
+    if !query.is_empty() {
+        full_url.push(if full_url.contains('?') { '&' } else { '?' });
+        full_url.push_str(&url::encode_query(&query));
+    }
+    let on_origin = url::same_origin(&full_url, config.base_origin());
+    let mut headers: Vec<(String, String)> = Vec::new();
+    if on_origin {
+        for (name, value) in config.default_headers() {
+            let lower = name.to_ascii_lowercase();
+            if lower != "authorization" && lower != "idempotency-key" {
+                headers.push((lower, value.clone()));
+            }
+        }
+    }
+    if matches!(spec.response, ResponseKind::Json | ResponseKind::NoContent) {
+        set(&mut headers, "accept", "application/json");
+    }
+    let body = match &spec.body {
+        Some(value) => {
+            set(&mut headers, "content-type", "application/json");
+            Some(serde_json::to_string(value).map_err(|_| {
+                ApiError::validation("invalid_request", "body", "cannot be serialized")
+            })?)
+        }
+        None => None,
+    };
+    if let Some(content_type) = &spec.raw_body_content_type {
+        set(&mut headers, "content-type", content_type);
+    }
+    if spec.auth && on_origin {
+        set(
+            &mut headers,
+            "authorization",
+            &format!("Bearer {}", config.api_key()),
+        );
+    }
+    if spec.method == Method::Post {
+        if let Some(key) = parts.idempotency_key {
+            set(&mut headers, "idempotency-key", key);
+        }
+    }
+    Ok(HttpRequest {
+        method: spec.method,
+        url: full_url,
+        headers,
+        body,
+        raw_body: spec.raw_body_content_type.is_some(),
+        timeout_ms: parts.timeout_ms,
+        follow_redirects: spec.response != ResponseKind::Redirect,
+        attempt: parts.attempt,
+    })
+}
+
+fn set(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
+    headers.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
+    headers.push((name.to_owned(), value.to_owned()));
+}
+
+/// A fresh idempotency key from 16 random bytes supplied by the caller: a UUID v4 string.
+pub fn idempotency_key_from_bytes(bytes: [u8; 16]) -> String {
+    let mut b = bytes;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    let part = |from: usize, to: usize| hex.get(from..to).unwrap_or("");
+    format!(
+        "{}-{}-{}-{}-{}",
+        part(0, 8),
+        part(8, 12),
+        part(12, 16),
+        part(16, 20),
+        part(20, 32)
+    )
+}
+
+/// Encodes one path segment; refuses empty, `.` and `..` ids, which would change the route.
+///
+/// # Errors
+/// `invalid_request` naming `field`.
+pub fn segment(field: &str, id: &str) -> Result<String, ApiError> {
+    if id.is_empty() || id == "." || id == ".." {
+        return Err(ApiError::validation(
+            "invalid_request",
+            field,
+            "must be a non-empty id",
+        ));
+    }
+    Ok(url::encode_component(id))
+}

@@ -1,0 +1,177 @@
+//! Retry policy: which outcomes are retried, how long to wait, and how `Retry-After` is read.
+//!
+//! Retried: connection failures, timeouts, 408, 429, 503 (`auth_unavailable` included) and any
+//! answer whose envelope says `retryable: true` (for example 409 `output_not_ready` or 500
+//! `internal_error`). Never retried: an envelope with `retryable: false`, any 402, other 4xx.
+//! Decision where the spec is silent: a 500/502/504 without an envelope (a proxy's HTML page) is
+//! not retried, because only 503 is named as transient and a POST may have been committed; the
+//! idempotency key would make a retry safe, but the rule stays the one the service documents.
+
+use super::error::header;
+
+/// First backoff delay.
+pub const INITIAL_BACKOFF_MS: u64 = 500;
+/// Largest backoff delay.
+pub const MAX_BACKOFF_MS: u64 = 8_000;
+
+/// Whether an HTTP error answer may be retried.
+pub fn is_retryable(status: u16, code: &str, envelope_retryable: Option<bool>) -> bool {
+    if status == 402 || code == "credits_exhausted" {
+        return false;
+    }
+    match envelope_retryable {
+        Some(flag) => flag,
+        None => matches!(status, 408 | 429 | 503) || code == "auth_unavailable",
+    }
+}
+
+/// Exponential backoff for the retry with index `retries_done` (0 for the first retry):
+/// `min(0.5 s * 2^n, 8 s)`, scaled by `1 - 0.25 * jitter`, so it lies in `[0.75, 1] x base`.
+/// `jitter` is a number in `[0, 1)` drawn by the caller; values outside are clamped, NaN is 0.
+pub fn backoff_ms(retries_done: u32, jitter: f64) -> u64 {
+    let exponent = retries_done.min(16);
+    let base = INITIAL_BACKOFF_MS
+        .saturating_mul(1u64 << exponent)
+        .min(MAX_BACKOFF_MS);
+    let jitter = if jitter.is_finite() {
+        jitter.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    // base <= 8000, so the conversion is exact and the product is bounded.
+    let scaled = (base as f64) * (1.0 - 0.25 * jitter);
+    scaled.round().clamp(0.0, MAX_BACKOFF_MS as f64) as u64
+}
+
+/// The delay the server asked for, in milliseconds: `retry-after-ms` (a number of milliseconds)
+/// first, then `retry-after` as seconds (decimals allowed) or as an HTTP date. A date needs
+/// `now_ms` (epoch milliseconds); without it, or when unparseable, the header is ignored.
+/// A date in the past gives 0.
+pub fn parse_retry_after(headers: &[(String, String)], now_ms: Option<u64>) -> Option<u64> {
+    if let Some(ms) = header(headers, "retry-after-ms").and_then(parse_non_negative) {
+        return Some(ms.round() as u64);
+    }
+    let value = header(headers, "retry-after")?.trim();
+    if let Some(seconds) = parse_non_negative(value) {
+        return Some((seconds * 1000.0).round() as u64);
+    }
+    let at = parse_http_date(value)?;
+    let now = now_ms?;
+    Some(at.saturating_sub(now))
+}
+
+/// A finite, non-negative decimal number, capped so later conversions cannot overflow.
+fn parse_non_negative(text: &str) -> Option<f64> {
+    let text = text.trim();
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    let value: f64 = text.parse().ok()?;
+    (value.is_finite() && value >= 0.0).then_some(value.min(1e12))
+}
+
+/// Parses an HTTP date (IMF-fixdate, RFC 850 or asctime form) into epoch milliseconds.
+pub fn parse_http_date(text: &str) -> Option<u64> {
+    let tokens: Vec<&str> = text
+        .split([' ', ',', '-'])
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut rest = tokens.as_slice();
+    if let Some((first, tail)) = rest.split_first() {
+        if first.chars().all(|c| c.is_ascii_alphabetic()) && month_number(first).is_none() {
+            rest = tail;
+        }
+    }
+    let (day, month, year, time) = match rest {
+        // asctime: Nov 6 08:49:37 1994
+        [m, d, t, y] if month_number(m).is_some() => (*d, *m, *y, *t),
+        // IMF-fixdate / RFC 850: 06 Nov 1994 08:49:37 GMT
+        [d, m, y, t, zone] if zone.eq_ignore_ascii_case("GMT") => (*d, *m, *y, *t),
+        _ => return None,
+    };
+    let day: u32 = day.parse().ok()?;
+    let month = month_number(month)?;
+    let mut year: i64 = year.parse().ok()?;
+    // Two-digit years (RFC 850): 70..99 are 19xx, 00..69 are 20xx.
+    if year < 100 {
+        year += if year < 70 { 2000 } else { 1900 };
+    }
+    let mut clock = time.split(':');
+    let hour: u64 = clock.next()?.parse().ok()?;
+    let minute: u64 = clock.next()?.parse().ok()?;
+    let second: u64 = clock.next()?.parse().ok()?;
+    if clock.next().is_some()
+        || !(1970..=9999).contains(&year)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    if days < 0 {
+        return None;
+    }
+    let secs = u64::try_from(days).ok()? * 86_400 + hour * 3600 + minute * 60 + second;
+    secs.checked_mul(1000)
+}
+
+fn month_number(name: &str) -> Option<u32> {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let lower = name.to_ascii_lowercase();
+    MONTHS
+        .iter()
+        .position(|m| *m == lower)
+        .and_then(|i| u32::try_from(i + 1).ok())
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// What to do after a failed attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryDecision {
+    /// Send again after this many milliseconds.
+    Retry {
+        /// Delay before the next attempt.
+        delay_ms: u64,
+    },
+    /// Return the error.
+    Stop,
+}
+
+/// Decides whether to retry after `retries_done` retries already made.
+///
+/// A `retry_after_ms` within `max_retry_after_ms` is honoured exactly; a larger one stops the
+/// call (the error keeps `retry_after_ms`, so the caller can schedule the retry itself).
+pub fn decide(
+    retryable: bool,
+    retries_done: u32,
+    max_retries: u32,
+    retry_after_ms: Option<u64>,
+    max_retry_after_ms: u64,
+    jitter: f64,
+) -> RetryDecision {
+    if !retryable || retries_done >= max_retries {
+        return RetryDecision::Stop;
+    }
+    match retry_after_ms {
+        Some(ms) if ms > max_retry_after_ms => RetryDecision::Stop,
+        Some(ms) => RetryDecision::Retry { delay_ms: ms },
+        None => RetryDecision::Retry {
+            delay_ms: backoff_ms(retries_done, jitter),
+        },
+    }
+}

@@ -1,0 +1,84 @@
+//! Cross-module behaviour tests of the client core.
+
+mod calls;
+mod errors;
+mod polls;
+mod resources;
+mod retries;
+mod validation;
+
+use super::{
+    Action, ApiError, ApiResponse, Call, CallOptions, ClientConfig, Env, HttpRequest, RequestSpec,
+    TransportError,
+};
+
+pub(crate) const KEY: &str = "sk_live_SECRET123";
+
+pub(crate) fn config() -> ClientConfig {
+    ClientConfig::new(KEY, "https://api.example.com/").unwrap()
+}
+
+pub(crate) fn env() -> Env {
+    Env {
+        now_ms: 1_700_000_000_000,
+        jitter: 0.0,
+    }
+}
+
+/// A scripted answer.
+pub(crate) enum Reply {
+    Http(u16, Vec<(&'static str, &'static str)>, &'static str),
+    Transport(TransportError),
+}
+
+pub(crate) fn h(pairs: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    pairs.to_vec()
+}
+
+/// What a driven call did.
+pub(crate) struct Trace {
+    pub requests: Vec<HttpRequest>,
+    pub sleeps: Vec<u64>,
+    pub result: Result<ApiResponse, ApiError>,
+}
+
+/// Runs a call against scripted replies; panics if the call wants more replies than given.
+pub(crate) fn drive(mut call: Call, replies: Vec<Reply>) -> Trace {
+    let mut replies = replies.into_iter();
+    let mut requests = Vec::new();
+    let mut sleeps = Vec::new();
+    for _ in 0..100 {
+        match call.next() {
+            Action::Send(req) => {
+                requests.push(req);
+                match replies
+                    .next()
+                    .expect("the call sent more requests than scripted")
+                {
+                    Reply::Http(status, headers, body) => {
+                        let headers: Vec<(String, String)> = headers
+                            .iter()
+                            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                            .collect();
+                        call.on_response(status, &headers, body, env());
+                    }
+                    Reply::Transport(e) => call.on_transport_error(e, env()),
+                }
+            }
+            Action::Sleep { ms } => sleeps.push(ms),
+            Action::Done(result) => {
+                return Trace {
+                    requests,
+                    sleeps,
+                    result,
+                }
+            }
+        }
+    }
+    panic!("the call did not finish");
+}
+
+pub(crate) fn run(spec: RequestSpec, options: &CallOptions, replies: Vec<Reply>) -> Trace {
+    let call = Call::new(&config(), spec, options, [1u8; 16]).unwrap();
+    drive(call, replies)
+}

@@ -1,0 +1,158 @@
+//! Minimal URL handling: origins (for the Authorization rule), percent-encoding of path
+//! segments and query pairs. Deliberately strict: a URL this parser is unsure about has no
+//! origin, and a URL without an origin never receives the API key.
+
+/// The normalized origin `scheme://host:port` of an absolute `http`/`https` URL, or `None`.
+///
+/// Returns `None` (so the key is withheld) for anything ambiguous: other schemes, whitespace or
+/// control characters, backslashes (browsers read them as `/`), user info (`user@host`), an empty
+/// host or a bad port.
+pub fn origin(url: &str) -> Option<String> {
+    if url
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace() || c == '\\')
+    {
+        return None;
+    }
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "https" => 443,
+        "http" => 80,
+        _ => return None,
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = rest.get(..end)?;
+    if authority.is_empty() || authority.contains('@') {
+        return None;
+    }
+    let (host, port) = split_host_port(authority)?;
+    let port = match port {
+        None => default_port,
+        Some("") => default_port,
+        Some(p) => {
+            if !p.bytes().all(|b| b.is_ascii_digit()) || p.len() > 5 {
+                return None;
+            }
+            p.parse::<u16>().ok()?
+        }
+    };
+    if host.is_empty() {
+        return None;
+    }
+    Some(format!("{scheme}://{}:{port}", host.to_ascii_lowercase()))
+}
+
+/// Splits `host[:port]`, with IPv6 literals in brackets.
+fn split_host_port(authority: &str) -> Option<(&str, Option<&str>)> {
+    if authority.starts_with('[') {
+        let close = authority.find(']')?;
+        let host = authority.get(..=close)?;
+        let after = authority.get(close + 1..)?;
+        if after.is_empty() {
+            Some((host, None))
+        } else {
+            Some((host, Some(after.strip_prefix(':')?)))
+        }
+    } else {
+        match authority.split_once(':') {
+            Some((h, p)) => Some((h, Some(p))),
+            None => Some((authority, None)),
+        }
+    }
+}
+
+/// Whether `url` is on exactly the origin `base_origin` (as returned by [`origin`]).
+pub fn same_origin(url: &str, base_origin: &str) -> bool {
+    origin(url).is_some_and(|o| o == base_origin)
+}
+
+/// The path of a URL without query or fragment, for log lines (signed query strings never logged).
+pub fn path_for_log(url: &str) -> &str {
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    url.get(..end).unwrap_or("")
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+pub fn encode_component(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push('%');
+            out.push(hex_digit(byte >> 4));
+            out.push(hex_digit(byte & 0x0f));
+        }
+    }
+    out
+}
+
+fn hex_digit(nibble: u8) -> char {
+    char::from_digit(u32::from(nibble), 16)
+        .map(|c| c.to_ascii_uppercase())
+        .unwrap_or('0')
+}
+
+/// Encodes `pairs` as a query string (without the leading `?`).
+pub fn encode_query(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origin_normalizes_scheme_host_and_default_port() {
+        assert_eq!(
+            origin("HTTPS://API.Example.com/v1").as_deref(),
+            Some("https://api.example.com:443")
+        );
+        assert_eq!(
+            origin("http://127.0.0.1:8080").as_deref(),
+            Some("http://127.0.0.1:8080")
+        );
+        assert_eq!(
+            origin("https://api.example.com:443/x"),
+            origin("https://api.example.com")
+        );
+        assert_eq!(origin("http://[::1]:9/").as_deref(), Some("http://[::1]:9"));
+    }
+
+    #[test]
+    fn ambiguous_urls_have_no_origin() {
+        for url in [
+            "ftp://api.example.com/",
+            "https://api.example.com@evil.com/",
+            "https://evil.com\\@api.example.com/",
+            "https://api.example.com:99999/",
+            "https://api.example.com:8a/",
+            "https:///path",
+            "https://api.example.com /",
+            "//api.example.com/",
+            "/v1/runs",
+        ] {
+            assert_eq!(origin(url), None, "{url}");
+        }
+    }
+
+    #[test]
+    fn path_segments_are_percent_encoded() {
+        assert_eq!(encode_component("a b/c?d#e"), "a%20b%2Fc%3Fd%23e");
+        assert_eq!(encode_component("exr_1-A.b~"), "exr_1-A.b~");
+        assert_eq!(encode_component("é"), "%C3%A9");
+    }
+
+    #[test]
+    fn log_paths_drop_signed_queries() {
+        assert_eq!(
+            path_for_log("https://store.example/u/1?X-Sig=secret"),
+            "https://store.example/u/1"
+        );
+    }
+}
