@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod realtime;
 pub mod webhook;
 
 #[cfg(target_arch = "wasm32")]
