@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod client;
+pub mod realtime;
 pub mod webhook;
 
 /// The JS API (wasm-bindgen exports). Public only so the wasm tests can reach it; JS users import the npm package.
