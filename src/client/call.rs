@@ -170,14 +170,15 @@ impl Call {
     /// none; that one key is reused by every retry of this call.
     ///
     /// # Errors
-    /// `invalid_request` when `wait` is outside 0..=120 or given to a route without `wait`, or
-    /// when the idempotency key is empty, longer than 255 characters or not visible ASCII.
+    /// `invalid_request` when `wait` is outside 0..=120, given to a route without `wait`, or not
+    /// shorter than the timeout, or when the idempotency key is empty, longer than 255 characters or not visible ASCII.
     pub fn new(
         config: &ClientConfig,
         spec: RequestSpec,
         options: &CallOptions,
         random_bytes: [u8; 16],
     ) -> Result<Self, ApiError> {
+        let timeout_ms = options.timeout_ms.unwrap_or(config.timeout_ms);
         let wait = match options.wait {
             Some(_) if !spec.accepts_wait => {
                 return Err(ApiError::validation(
@@ -187,10 +188,22 @@ impl Call {
                 ));
             }
             Some(w) => Some(w),
-            None => spec.wait,
+            // A planner's own `wait=120` shrinks to fit a short timeout (5 s of margin).
+            None => spec
+                .wait
+                .map(|w| w.min(u32::try_from((timeout_ms / 1000).saturating_sub(5)).unwrap_or(w))),
         };
         if let Some(w) = wait {
             validate::wait_seconds(w)?;
+            // A hold of `wait` seconds would always outlast such a timeout: every attempt would
+            // time out and be resent. Refuse the pair instead of failing slowly.
+            if timeout_ms <= u64::from(w) * 1000 {
+                return Err(ApiError::validation(
+                    "invalid_request",
+                    "timeoutMs",
+                    &format!("must be longer than wait ({w} s)"),
+                ));
+            }
         }
         let idempotency_key = if spec.method == Method::Post {
             match &options.idempotency_key {
@@ -209,7 +222,7 @@ impl Call {
             spec,
             wait,
             idempotency_key,
-            timeout_ms: options.timeout_ms.unwrap_or(config.timeout_ms),
+            timeout_ms,
             max_retries: options.max_retries.unwrap_or(config.max_retries),
             attempts: 0,
             state: State::ReadyToSend,

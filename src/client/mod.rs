@@ -33,6 +33,7 @@ pub mod common;
 pub mod configs;
 pub mod error;
 pub mod files;
+pub mod output;
 pub mod pagination;
 pub mod polling;
 pub mod realtime;

@@ -781,3 +781,58 @@ fn extract_batch_is_not_resent_after_an_unknown_outcome() {
         "a 429 proves nothing started: retried"
     );
 }
+
+#[test]
+fn a_timeout_shorter_than_wait_is_refused() {
+    let options = CallOptions {
+        wait: Some(60),
+        timeout_ms: Some(30_000),
+        ..Default::default()
+    };
+    let err = Call::new(
+        &config(),
+        runs::retrieve("exr_1").unwrap(),
+        &options,
+        [0; 16],
+    )
+    .unwrap_err();
+    assert_eq!(err.code, "invalid_request");
+    assert!(err.message.starts_with("timeoutMs:"), "{}", err.message);
+    let options = CallOptions {
+        wait: Some(60),
+        timeout_ms: Some(90_000),
+        ..Default::default()
+    };
+    assert!(Call::new(
+        &config(),
+        runs::retrieve("exr_1").unwrap(),
+        &options,
+        [0; 16]
+    )
+    .is_ok());
+}
+
+#[test]
+fn a_planners_wait_shrinks_to_fit_a_short_timeout() {
+    use crate::client::polling::{PollStep, Until};
+    let mut planner = crate::client::agent_runs::wait_for("agr_1", Until::Finished).unwrap();
+    let PollStep::Request(spec) = planner.next() else {
+        panic!()
+    };
+    let options = CallOptions {
+        timeout_ms: Some(30_000),
+        ..Default::default()
+    };
+    let trace = run(spec.clone(), &options, vec![Reply::Http(200, h(&[]), "{}")]);
+    assert!(
+        trace.requests[0].url.ends_with("?wait=25"),
+        "{}",
+        trace.requests[0].url
+    );
+    let trace = run(
+        spec,
+        &CallOptions::default(),
+        vec![Reply::Http(200, h(&[]), "{}")],
+    );
+    assert!(trace.requests[0].url.ends_with("?wait=120"));
+}
