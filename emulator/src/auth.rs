@@ -1,0 +1,112 @@
+//! Request id, injected faults, bearer authentication and the per-organization rate limit.
+
+use crate::app::{FaultKind, Shared};
+use crate::error::{current_request_id, ApiError, REQUEST_ID};
+use crate::util::new_id;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+/// The authenticated caller.
+#[derive(Clone)]
+pub struct Caller {
+    /// Organization.
+    pub org: String,
+    /// The key used (secret; never printed).
+    pub key: String,
+}
+
+impl std::fmt::Debug for Caller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Caller").field("org", &self.org).finish_non_exhaustive()
+    }
+}
+
+/// Outermost layer: assigns the request id (also `x-request-id`), and writes the state file before answering.
+pub async fn request_id(State(app): State<Shared>, req: Request, next: Next) -> Response {
+    let rid = new_id("req_");
+    let mut resp = REQUEST_ID.scope(rid.clone(), next.run(req)).await;
+    if let Ok(v) = HeaderValue::from_str(&rid) {
+        resp.headers_mut().insert("x-request-id", v);
+    }
+    if let Err(e) = app.persist().await {
+        eprintln!("docauto-emulator: {e}");
+    }
+    resp
+}
+
+/// `/v1` gate: faults, then authentication, then the rate limit.
+pub async fn gate(State(app): State<Shared>, mut req: Request, next: Next) -> Response {
+    let fault = app.next_fault();
+    match fault {
+        Some(FaultKind::RateLimited(secs)) => return rate_limited(secs),
+        Some(FaultKind::AuthUnavailable) => {
+            return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "auth_unavailable", "the key validation service is temporarily unavailable; retry (the key is not revoked)").into_response()
+        }
+        Some(FaultKind::Internal) => return ApiError::internal("injected internal error").into_response(),
+        Some(FaultKind::Slow(ms)) => tokio::time::sleep(std::time::Duration::from_millis(ms)).await,
+        _ => {}
+    }
+    let caller = match authenticate(&app, req.headers()) {
+        Ok(c) => c,
+        Err(e) => return e.into_response(),
+    };
+    if !app.take_token(&caller.org) {
+        return rate_limited(60);
+    }
+    req.extensions_mut().insert(caller);
+    let resp = next.run(req).await;
+    if fault == Some(FaultKind::DropAfterCommit) {
+        if let Err(e) = app.persist().await {
+            eprintln!("docauto-emulator: {e}");
+        }
+        return dropped_connection();
+    }
+    resp
+}
+
+fn rate_limited(secs: u64) -> Response {
+    let mut e = ApiError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        "rate_limited",
+        "request budget of the organization exhausted; nothing was started or billed",
+    );
+    e.retry_after = Some(secs);
+    e.into_response()
+}
+
+/// A response whose body fails at once: hyper aborts the connection, the client sees no complete answer.
+fn dropped_connection() -> Response {
+    let stream = futures_util::stream::once(async {
+        Err::<bytes::Bytes, std::io::Error>(std::io::Error::other("injected dropped connection"))
+    });
+    let mut resp = Response::new(Body::from_stream(stream));
+    let _ = current_request_id();
+    resp.headers_mut().insert("x-emulator-fault", HeaderValue::from_static("drop"));
+    resp
+}
+
+fn authenticate(app: &Shared, headers: &axum::http::HeaderMap) -> Result<Caller, ApiError> {
+    let unauthorized = || {
+        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or malformed Authorization header; send `Authorization: Bearer <API_KEY>`")
+    };
+    let raw = headers.get("authorization").ok_or_else(unauthorized)?;
+    let raw = raw.to_str().map_err(|_| unauthorized())?;
+    let (scheme, token) = raw.split_once(' ').ok_or_else(unauthorized)?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() || token.contains(char::is_whitespace) {
+        return Err(unauthorized());
+    }
+    let key = app
+        .config
+        .keys
+        .iter()
+        .find(|k| k.key == token)
+        .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "invalid_token", "the API key is not valid"))?;
+    match &key.org {
+        Some(org) => Ok(Caller { org: org.clone(), key: key.key.clone() }),
+        None => Err(ApiError::new(StatusCode::NOT_FOUND, "not_found", "org not found")),
+    }
+}

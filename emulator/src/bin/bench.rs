@@ -1,0 +1,2 @@
+//! Load check (filled in later).
+fn main() {}

@@ -1,0 +1,64 @@
+//! The test-only control API under `/__emulator/` (mounted only with `--control`; no auth).
+//!
+//! - `GET  /__emulator/clock` -> `{now, offsetMs}`
+//! - `POST /__emulator/clock/advance` `{seconds}` or `{ms}` -> `{now, offsetMs}`
+//! - `POST /__emulator/faults` `{kind, count?, retryAfter?, delayMs?}`: the next `count` (default 1) `/v1` requests
+//!   (the JWKS excepted) get the fault; kinds: `rate_limited` (429, `Retry-After: retryAfter`, default 60),
+//!   `auth_unavailable` (503), `internal_error` (500), `drop_connection` (the request is fully handled and
+//!   committed, then the connection is cut without an answer), `slow` (held `delayMs`, default 2000, then handled).
+//! - `DELETE /__emulator/faults` clears queued faults.
+
+use crate::app::{FaultKind, Shared};
+use crate::error::{ApiError, ApiResult};
+use crate::util::iso;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use serde_json::{json, Value};
+
+fn clock_json(app: &Shared) -> Value {
+    json!({"now": iso(app.now_ms()), "offsetMs": app.clock_offset()})
+}
+
+/// `GET /__emulator/clock`.
+pub async fn clock(State(app): State<Shared>) -> Json<Value> {
+    Json(clock_json(&app))
+}
+
+/// `POST /__emulator/clock/advance`.
+pub async fn advance(State(app): State<Shared>, b: Bytes) -> ApiResult<Json<Value>> {
+    let b = crate::body::object(&b)?;
+    let ms = match (b.get("seconds").and_then(Value::as_f64), b.get("ms").and_then(Value::as_i64)) {
+        (Some(s), None) if s >= 0.0 && s.is_finite() => (s * 1000.0) as i64,
+        (None, Some(ms)) if ms >= 0 => ms,
+        _ => return Err(ApiError::bad("give exactly one of seconds (number >= 0) or ms (integer >= 0)")),
+    };
+    app.advance_clock(ms);
+    Ok(Json(clock_json(&app)))
+}
+
+/// `POST /__emulator/faults`.
+pub async fn push_fault(State(app): State<Shared>, b: Bytes) -> ApiResult<Json<Value>> {
+    let b = crate::body::object(&b)?;
+    let count = match b.get("count") {
+        None => 1,
+        Some(v) => v.as_u64().filter(|c| (1..=10_000).contains(c)).ok_or_else(|| ApiError::field("count", "must be an integer from 1 to 10000"))? as u32,
+    };
+    let kind = match crate::body::opt_str(&b, "kind")?.as_deref() {
+        Some("rate_limited") => FaultKind::RateLimited(b.get("retryAfter").and_then(Value::as_u64).unwrap_or(60)),
+        Some("auth_unavailable") => FaultKind::AuthUnavailable,
+        Some("internal_error") => FaultKind::Internal,
+        Some("drop_connection") => FaultKind::DropAfterCommit,
+        Some("slow") => FaultKind::Slow(b.get("delayMs").and_then(Value::as_u64).unwrap_or(2000)),
+        _ => return Err(ApiError::field("kind", "must be rate_limited, auth_unavailable, internal_error, drop_connection or slow")),
+    };
+    app.push_fault(kind, count);
+    Ok(Json(json!({"queued": count})))
+}
+
+/// `DELETE /__emulator/faults`.
+pub async fn clear_faults(State(app): State<Shared>) -> StatusCode {
+    app.clear_faults();
+    StatusCode::NO_CONTENT
+}

@@ -1,0 +1,125 @@
+#![doc = include_str!("../README.md")]
+
+pub mod agent_engine;
+pub mod agent_runs;
+pub mod agents;
+pub mod app;
+pub mod auth;
+pub mod body;
+pub mod config;
+pub mod control;
+pub mod error;
+pub mod files;
+pub mod http_client;
+pub mod signing;
+pub mod state;
+pub mod util;
+pub mod webhooks;
+
+use crate::app::{App, Shared};
+pub use crate::config::Config;
+use crate::error::ApiError;
+use axum::routing::{get, post, put};
+use axum::Router;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// A running emulator.
+pub struct Handle {
+    /// The bound address (useful with port 0).
+    pub addr: SocketAddr,
+    /// Shared state (tests may inspect it).
+    pub app: Shared,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Handle {
+    /// `http://ADDR`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops accepting, lets requests in flight end, and writes the state file.
+    ///
+    /// # Errors
+    /// The state file could not be written.
+    pub async fn shutdown(mut self) -> Result<(), String> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let _ = (&mut self.task).await;
+        self.app.mark_dirty();
+        self.app.persist().await
+    }
+}
+
+/// The full router for an app.
+pub fn router(app: Shared) -> Router {
+    let v1 = Router::new()
+        .route("/v1/agents", get(agent_runs::list_agents))
+        .route("/v1/agents/{id}", get(agent_runs::get_agent))
+        .route("/v1/agent-runs", post(agent_runs::create))
+        .route("/v1/agent-runs/{id}", get(agent_runs::get))
+        .route("/v1/agent-runs/{id}/approvals/{approval}", post(agent_runs::decide))
+        .route("/v1/agent-runs/{id}/tasks/{task}/complete", post(agent_runs::complete_task))
+        .route("/v1/files", post(files::create))
+        .route("/v1/files/{id}", get(files::get))
+        .route("/v1/webhooks", post(webhooks::create).get(webhooks::list))
+        .route("/v1/webhooks/{id}", get(webhooks::get).patch(webhooks::patch).delete(webhooks::delete))
+        .route("/v1/webhooks/{id}/deliveries", get(webhooks::deliveries))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(app.clone(), auth::gate));
+    let mut public = Router::new()
+        .route("/v1/webhooks/jwks.json", get(webhooks::jwks))
+        .route("/process/jwks.json", get(webhooks::jwks))
+        .route("/uploads/{token}", put(files::upload))
+        .route("/downloads/{id}", get(files::download));
+    if app.config.control {
+        public = public
+            .route("/__emulator/clock", get(control::clock))
+            .route("/__emulator/clock/advance", post(control::advance))
+            .route("/__emulator/faults", post(control::push_fault).delete(control::clear_faults));
+    }
+    public
+        .merge(v1)
+        .layer(axum::middleware::from_fn_with_state(app.clone(), auth::request_id))
+        .with_state(app)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found("route")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(axum::http::StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this route does not take that method")
+}
+
+/// Binds and serves in the background.
+///
+/// # Errors
+/// A message when the address cannot be bound, an agent file or the state file is invalid.
+pub async fn serve(config: Config) -> Result<Handle, String> {
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| format!("--addr {}: cannot bind: {e}", config.addr))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let agents = agents::load(config.agents_dir.as_deref())?;
+    let state = match &config.state {
+        Some(p) => app::load_state(p)?,
+        None => state::State::default(),
+    };
+    let app = Arc::new(App::new(config, format!("http://{addr}"), agents, state));
+    app.persist().await?;
+    let router = router(app.clone());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, router)
+            .with_graceful_shutdown(async {
+                let _ = rx.await;
+            })
+            .await;
+    });
+    Ok(Handle { addr, app, shutdown: Some(tx), task })
+}

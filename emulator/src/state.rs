@@ -1,0 +1,347 @@
+//! Everything the emulator remembers, serializable for `--state`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Where a run's events go.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub enum WebhookRef {
+    /// An ad hoc URL.
+    Url(String),
+    /// A saved endpoint id.
+    Id(String),
+}
+
+/// One event waiting to be (re)delivered.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct PendingEvent {
+    /// `evt_` id.
+    pub event_id: String,
+    /// Event type.
+    pub kind: String,
+    /// Run or space id.
+    pub processing_id: String,
+    /// When it happened (unix ms).
+    pub occurred_ms: i64,
+    /// Payload.
+    pub data: Value,
+    /// Attempts made so far.
+    pub attempts: u32,
+}
+
+/// A registered or produced file.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct FileRec {
+    /// `file_` id.
+    pub id: String,
+    /// Owning organization.
+    pub org: String,
+    /// Display name.
+    pub name: String,
+    /// MIME type.
+    pub mime_type: String,
+    /// Content.
+    #[serde(with = "crate::util::b64")]
+    pub bytes: Vec<u8>,
+    /// `awaiting_upload`, `processing`, `ready` (`processing` turns `ready` at `ready_ms`).
+    pub status: String,
+    /// Creation (unix ms).
+    pub created_ms: i64,
+    /// When `processing` becomes `ready`.
+    pub ready_ms: i64,
+    /// Source URL when registered by URL.
+    pub source_url: Option<String>,
+    /// Upload token when registered by `{name, mimeType}`.
+    pub upload_token: Option<String>,
+    /// Upload address deadline.
+    pub upload_expires_ms: i64,
+    /// Run that created it inline (expires with it).
+    pub run_id: Option<String>,
+}
+
+/// One step of an agent run.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct RunTask {
+    /// Task id (from the agent).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// `agent` or `human`.
+    pub executor: String,
+    /// Ids this step waits for.
+    pub depends_on: Vec<String>,
+    /// `pending`, `ready`, `in_progress`, `completed`, `skipped`.
+    pub status: String,
+    /// Summary recorded at close.
+    pub summary: Option<String>,
+    /// Close time.
+    pub completed_ms: Option<i64>,
+    /// Work start (agent steps).
+    pub started_ms: Option<i64>,
+    /// When the agent's work is done (None while held by a `before` gate).
+    pub due_ms: Option<i64>,
+    /// File produced by the step, if any.
+    pub produced_file: Option<String>,
+}
+
+/// A sign-off.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct RunApproval {
+    /// `apr_` id.
+    pub id: String,
+    /// `before` or `output`.
+    pub kind: String,
+    /// Action name.
+    pub action: String,
+    /// Task it gates.
+    pub task_id: String,
+    /// Request time.
+    pub requested_ms: i64,
+    /// Why it is asked.
+    pub rationale: String,
+    /// File ids.
+    pub files: Vec<String>,
+    /// Proposed inputs.
+    pub params: Value,
+    /// `pending`, `approved`, `rejected`.
+    pub status: String,
+    /// Decision time.
+    pub decided_ms: Option<i64>,
+    /// Decision note.
+    pub note: Option<String>,
+}
+
+/// An agent run.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct AgentRun {
+    /// `agr_` id.
+    pub id: String,
+    /// Organization.
+    pub org: String,
+    /// Creating key (for `--scope-keys`), never printed.
+    pub key: String,
+    /// Agent id.
+    pub agent_id: String,
+    /// Agent name.
+    pub agent_name: String,
+    /// Agent version.
+    pub agent_version: i64,
+    /// Status.
+    pub status: String,
+    /// Steps.
+    pub tasks: Vec<RunTask>,
+    /// All approvals (decided ones too).
+    pub approvals: Vec<RunApproval>,
+    /// Input file ids.
+    pub input_files: Vec<String>,
+    /// Output file ids.
+    pub output_files: Vec<String>,
+    /// Closing summary.
+    pub result: Option<String>,
+    /// Failure `(code, message)`.
+    pub error: Option<(String, String)>,
+    /// Completed with outstanding work.
+    pub incomplete: bool,
+    /// Caller metadata.
+    pub metadata: Option<Value>,
+    /// Event destination.
+    pub webhook: Option<WebhookRef>,
+    /// Creation.
+    pub created_ms: i64,
+    /// Deadline.
+    pub expires_ms: i64,
+    /// When processing began.
+    pub started_ms: Option<i64>,
+    /// Events not yet delivered.
+    pub pending_events: Vec<PendingEvent>,
+    /// Creation order.
+    pub seq: u64,
+}
+
+/// A capability run.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct CapRun {
+    /// Id with its verb prefix.
+    pub id: String,
+    /// Organization.
+    pub org: String,
+    /// `extract_run`, `parse_run`, ...
+    pub object: String,
+    /// `processing`, `processed`, `failed`, `cancelled`, `expired`, `needs_input`.
+    pub status: String,
+    /// Applied config.
+    pub config: Value,
+    /// Result, revealed at `done_ms`.
+    pub output: Option<Value>,
+    /// Failure reported at `done_ms` instead of an output.
+    pub error: Option<(String, String)>,
+    /// Caller metadata.
+    pub metadata: Option<Value>,
+    /// Event destination.
+    pub webhook: Option<WebhookRef>,
+    /// Creation.
+    pub created_ms: i64,
+    /// When processing finishes.
+    pub done_ms: i64,
+    /// Purge deadline (None once kept or while a sign envelope is open).
+    pub expires_ms: Option<i64>,
+    /// ttl seconds asked.
+    pub ttl: i64,
+    /// Space it was kept into.
+    pub space_id: Option<String>,
+    /// Files it produced: (output name, file id).
+    pub produced: Vec<(String, String)>,
+    /// Steps of a pipeline (capability names), for `run.*` events.
+    pub steps: Vec<String>,
+    /// Sign: signers and envelope state.
+    pub envelope: Option<Value>,
+    /// Purged by ttl at this time (410, then 404 after the grace window).
+    pub purged_ms: Option<i64>,
+    /// Deleted explicitly (404, delete stays 204).
+    pub deleted: bool,
+    /// Whether the completion events were queued.
+    pub finished_events: bool,
+    /// Creation order.
+    pub seq: u64,
+}
+
+/// A saved webhook endpoint.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Endpoint {
+    /// `whe_` id.
+    pub id: String,
+    /// Organization.
+    pub org: String,
+    /// Target URL.
+    pub url: String,
+    /// Event filter (None: all types).
+    pub events: Option<Vec<String>>,
+    /// Paused.
+    pub disabled: bool,
+    /// Creation.
+    pub created_ms: i64,
+    /// Creation order.
+    pub seq: u64,
+}
+
+/// One delivery attempt.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Delivery {
+    /// Endpoint id.
+    pub endpoint_id: String,
+    /// Run id.
+    pub processing_id: String,
+    /// Event id.
+    pub event_id: String,
+    /// Event type.
+    pub kind: String,
+    /// Attempt number (1-based).
+    pub attempt: u32,
+    /// Receiver status (0: no answer).
+    pub response_status: u16,
+    /// 2xx.
+    pub ok: bool,
+    /// Time.
+    pub at_ms: i64,
+}
+
+/// A saved action (config of extract, redact or fill).
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Action {
+    /// `act_` id.
+    pub id: String,
+    /// Organization.
+    pub org: String,
+    /// `extract`, `redact`, `fill` or `sign`.
+    pub capability: String,
+    /// Name.
+    pub name: String,
+    /// Slug derived from the name.
+    pub slug: String,
+    /// Saved config.
+    pub config: Value,
+    /// Creation.
+    pub created_ms: i64,
+}
+
+/// A space runs are kept into.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Space {
+    /// `spc_` id.
+    pub id: String,
+    /// Organization.
+    pub org: String,
+    /// Name.
+    pub name: String,
+    /// Creation.
+    pub created_ms: i64,
+}
+
+/// A realtime session.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct RtSession {
+    /// `rts_` id.
+    pub id: String,
+    /// Organization.
+    pub org: String,
+    /// Single-use ticket (secret).
+    pub ticket: String,
+    /// Ticket consumed.
+    pub ticket_used: bool,
+    /// Sample rate.
+    pub sample_rate: u32,
+    /// Keep a transcript.
+    pub final_pass: bool,
+    /// Creation.
+    pub created_ms: i64,
+    /// Ticket deadline.
+    pub expires_ms: i64,
+    /// `created`, `connected`, `closed`, `expired`.
+    pub status: String,
+    /// Credits charged.
+    pub credits: u64,
+    /// Decoded audio in ms.
+    pub audio_ms: u64,
+    /// Final segments kept when `final_pass`.
+    pub transcript: Vec<Value>,
+}
+
+/// The whole state.
+#[derive(Serialize, Deserialize, Default, Debug)]
+pub struct State {
+    /// Signing key secret (kept so `kid` survives a restart).
+    #[serde(with = "crate::util::b64", default)]
+    pub signing_secret: Vec<u8>,
+    /// Sequence counter.
+    pub seq: u64,
+    /// Files.
+    pub files: BTreeMap<String, FileRec>,
+    /// Agent runs.
+    pub agent_runs: BTreeMap<String, AgentRun>,
+    /// Capability runs.
+    pub runs: BTreeMap<String, CapRun>,
+    /// Webhook endpoints.
+    pub endpoints: BTreeMap<String, Endpoint>,
+    /// Deliveries per endpoint, newest first, at most 50.
+    pub deliveries: BTreeMap<String, VecDeque<Delivery>>,
+    /// `org|scope|key` -> run id.
+    pub idempotency: BTreeMap<String, String>,
+    /// Saved actions.
+    pub actions: BTreeMap<String, Action>,
+    /// Spaces.
+    pub spaces: BTreeMap<String, Space>,
+    /// Realtime sessions.
+    pub realtime: BTreeMap<String, RtSession>,
+    /// Pending capability-run events (delivered by background tasks).
+    pub cap_events: Vec<(String, PendingEvent)>,
+}
+
+impl State {
+    /// Next creation order number.
+    pub fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+}

@@ -1,0 +1,201 @@
+//! Shared test harness: an in-process emulator on 127.0.0.1:0, a JSON client, and a webhook receiver.
+#![allow(dead_code)]
+
+use axum::body::Bytes;
+use axum::http::HeaderMap;
+use docauto_emulator::http_client::HttpClient;
+use docauto_emulator::{serve, Config, Handle};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub const KEY: &str = "sk_test_docauto";
+
+pub async fn start(args: &[&str]) -> Handle {
+    let mut all = vec!["--addr", "127.0.0.1:0"];
+    all.extend_from_slice(args);
+    let cfg = Config::from_args(all.iter().map(|s| s.to_string())).unwrap();
+    serve(cfg).await.unwrap()
+}
+
+/// Fast defaults: control on, time scale 0.01, http webhooks allowed, a high rate limit.
+pub async fn start_fast() -> Handle {
+    start(&["--control", "--time-scale", "0.01", "--allow-http-webhooks", "--rate-limit", "100000"]).await
+}
+
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub raw: Bytes,
+}
+
+impl Resp {
+    pub fn header(&self, k: &str) -> Option<String> {
+        self.headers.get(k).map(|v| v.to_str().unwrap().to_string())
+    }
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or("")
+    }
+}
+
+pub async fn call(h: &Handle, method: &str, path: &str, key: Option<&str>, body: Option<Value>, extra: &[(&str, &str)]) -> Resp {
+    let url = if path.starts_with("http") { path.to_string() } else { format!("{}{}", h.base_url(), path) };
+    let mut headers: Vec<(&str, String)> = Vec::new();
+    if let Some(k) = key {
+        headers.push(("authorization", format!("Bearer {k}")));
+    }
+    headers.push(("content-type", "application/json".into()));
+    for (k, v) in extra {
+        headers.push((k, v.to_string()));
+    }
+    let b = body.map(|b| Bytes::from(b.to_string())).unwrap_or_default();
+    let f = HttpClient::default()
+        .send(method.parse().unwrap(), &url, &headers, b, Duration::from_secs(60))
+        .await
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    let body = serde_json::from_slice(&f.body).unwrap_or(Value::Null);
+    Resp { status: f.status, headers: f.headers, body, raw: f.body }
+}
+
+pub async fn get(h: &Handle, path: &str) -> Resp {
+    call(h, "GET", path, Some(KEY), None, &[]).await
+}
+
+pub async fn post(h: &Handle, path: &str, body: Value) -> Resp {
+    call(h, "POST", path, Some(KEY), Some(body), &[]).await
+}
+
+/// A captured webhook request.
+#[derive(Clone, Debug)]
+pub struct Hit {
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    pub at: std::time::Instant,
+}
+
+/// A loopback receiver answering with `statuses` in turn (then the last one forever).
+pub struct Receiver {
+    pub url: String,
+    pub hits: Arc<Mutex<Vec<Hit>>>,
+}
+
+pub async fn receiver(statuses: Vec<u16>) -> Receiver {
+    let hits: Arc<Mutex<Vec<Hit>>> = Arc::default();
+    let h2 = hits.clone();
+    let statuses = Arc::new(statuses);
+    let app = axum::Router::new().fallback(move |headers: HeaderMap, body: Bytes| {
+        let hits = h2.clone();
+        let statuses = statuses.clone();
+        async move {
+            let mut v = hits.lock().unwrap();
+            let n = v.len();
+            v.push(Hit { headers, body, at: std::time::Instant::now() });
+            let s = *statuses.get(n).or(statuses.last()).unwrap_or(&200);
+            axum::http::StatusCode::from_u16(s).unwrap()
+        }
+    });
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
+    Receiver { url: format!("http://{addr}/hook"), hits }
+}
+
+impl Receiver {
+    pub fn events(&self) -> Vec<Value> {
+        self.hits.lock().unwrap().iter().map(|h| serde_json::from_slice(&h.body).unwrap()).collect()
+    }
+    pub fn types(&self) -> Vec<String> {
+        self.events().iter().map(|e| e["type"].as_str().unwrap().to_string()).collect()
+    }
+}
+
+/// A loopback document server: path -> (content-type, bytes); `/chunked/...` omits Content-Length.
+pub async fn doc_server(docs: Vec<(&'static str, &'static str, Vec<u8>)>) -> String {
+    use axum::response::IntoResponse;
+    let docs = Arc::new(docs);
+    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+        let docs = docs.clone();
+        async move {
+            let path = uri.path().to_string();
+            if let Some(rest) = path.strip_prefix("/chunked") {
+                if let Some((_, ct, b)) = docs.iter().find(|(p, _, _)| *p == rest) {
+                    let b = Bytes::from(b.clone());
+                    let stream = futures_util::stream::once(async move { Ok::<_, std::io::Error>(b) });
+                    return ([("content-type", *ct)], axum::body::Body::from_stream(stream)).into_response();
+                }
+            }
+            match docs.iter().find(|(p, _, _)| *p == path) {
+                Some((_, ct, b)) => ([("content-type", *ct)], b.clone()).into_response(),
+                None => axum::http::StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+pub const INVOICE_TXT: &str = "ACME Corporation\nInvoice Number: INV-2041\nInvoice Date: 2026-03-14\nCustomer Name: Jane Smith\nEmail: jane.smith@example.com\nPhone: +1 415 555 0134\nTotal Amount: 1,250.50 EUR\nPaid: yes\n";
+
+/// Serves the invoice text and returns a ready file id registered by URL (waits for `ready`).
+pub async fn ready_file(h: &Handle) -> String {
+    let base = doc_server(vec![("/invoice.txt", "text/plain", INVOICE_TXT.as_bytes().to_vec())]).await;
+    let r = post(h, "/v1/files", serde_json::json!({"url": format!("{base}/invoice.txt")})).await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let id = r.body["id"].as_str().unwrap().to_string();
+    for _ in 0..500 {
+        if get(h, &format!("/v1/files/{id}")).await.body["status"] == "ready" {
+            return id;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("file never ready");
+}
+
+/// Verifies an `x-svc-signature` token over `body` with the served JWKS; returns the claims.
+pub async fn verify_signature(h: &Handle, token: &str, body: &[u8]) -> Value {
+    use base64::Engine;
+    use p256::ecdsa::{signature::Verifier, Signature, VerifyingKey};
+    use sha2::Digest;
+    let dec = |p: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p).unwrap();
+    let parts: Vec<&str> = token.split('.').collect();
+    assert_eq!(parts.len(), 3);
+    let header: Value = serde_json::from_slice(&dec(parts[0])).unwrap();
+    assert_eq!(header.as_object().unwrap().len(), 2, "header is exactly alg + kid");
+    assert_eq!(header["alg"], "ES256");
+    let jwks = call(h, "GET", "/v1/webhooks/jwks.json", None, None, &[]).await.body;
+    let jwk = jwks["keys"].as_array().unwrap().iter().find(|k| k["kid"] == header["kid"]).expect("kid in JWKS");
+    let mut sec1 = vec![4u8];
+    sec1.extend(dec(jwk["x"].as_str().unwrap()));
+    sec1.extend(dec(jwk["y"].as_str().unwrap()));
+    let vk = VerifyingKey::from_sec1_bytes(&sec1).unwrap();
+    let sig_bytes = dec(parts[2]);
+    assert_eq!(sig_bytes.len(), 64, "raw r||s");
+    let sig = Signature::from_slice(&sig_bytes).unwrap();
+    vk.verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &sig).expect("signature verifies");
+    let claims: Value = serde_json::from_slice(&dec(parts[1])).unwrap();
+    let sha = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(body));
+    assert_eq!(claims["bodySha256"], sha);
+    assert_eq!(claims["iss"], "svc-process");
+    assert_eq!(claims["exp"].as_i64().unwrap(), claims["iat"].as_i64().unwrap() + 300);
+    let env: Value = serde_json::from_slice(body).unwrap();
+    assert_eq!(claims["eventId"], env["eventId"]);
+    assert_eq!(claims["type"], env["type"]);
+    assert_eq!(claims["processingId"], env["processingId"]);
+    claims
+}
+
+/// Creates an agent run with a ready file; returns the response.
+pub async fn start_run(h: &Handle, agent: &str, extra: Value, query: &str) -> Resp {
+    let f = ready_file(h).await;
+    let mut body = serde_json::json!({"agent": agent, "files": [{"id": f}]});
+    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    post(h, &format!("/v1/agent-runs{query}"), body).await
+}
