@@ -14,10 +14,19 @@ pub const DEFAULT_FRAME_MS: u32 = 40;
 ///
 /// A frame holds `floor(sample_rate * frame_ms / 1000)` samples (exact for every rate that is a multiple of
 /// 50 Hz, which covers 8, 11.025, 16, 22.05, 24, 32, 44.1 and 48 kHz).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Framer {
     samples_per_frame: usize,
     pending: Vec<i16>,
+}
+
+impl std::fmt::Debug for Framer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Framer")
+            .field("samples_per_frame", &self.samples_per_frame)
+            .field("pending_samples", &self.pending.len())
+            .finish()
+    }
 }
 
 impl Framer {

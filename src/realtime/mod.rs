@@ -9,11 +9,13 @@
 //! - [`protocol`]: socket messages and close codes;
 //! - [`usage`]: credits by the spec's pricing;
 //! - [`backoff`]: reconnect delays and policy;
+//! - [`keepalive`]: when to send `{"type":"keepalive"}`;
 //! - [`error`]: [`RealtimeError`] with stable codes.
 
 pub mod backoff;
 pub mod error;
 pub mod framing;
+pub mod keepalive;
 pub mod pcm;
 pub mod pipeline;
 pub mod protocol;
@@ -27,6 +29,7 @@ mod test_signal;
 pub use backoff::{Backoff, ReconnectPolicy};
 pub use error::RealtimeError;
 pub use framing::Framer;
+pub use keepalive::Keepalive;
 pub use pipeline::{Drained, Pipeline, PipelineConfig};
 pub use protocol::{close_error, ClientMessage, ServerMessage};
 pub use reconnect_buffer::ReconnectBuffer;

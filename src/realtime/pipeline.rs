@@ -22,7 +22,8 @@ pub struct PipelineConfig {
     pub session_rate: u32,
     /// Frame length in milliseconds (20..=100); default 40.
     pub frame_ms: u32,
-    /// Reconnect buffer capacity in milliseconds of audio; default 10 000.
+    /// Reconnect buffer capacity in milliseconds of audio; default 10 000 (0: nothing is kept during an outage,
+    /// all of it is counted as dropped).
     pub buffer_ms: u32,
     /// Whether interleaved multi-channel input is averaged to mono (otherwise it is refused); default true.
     pub downmix: bool,
@@ -49,7 +50,6 @@ pub struct Drained {
 }
 
 /// Samples in, frames out; see the module documentation.
-#[derive(Debug)]
 pub struct Pipeline {
     config: PipelineConfig,
     resampler: Option<Resampler>,
@@ -62,6 +62,20 @@ pub struct Pipeline {
     input: Vec<f32>,
     resampled: Vec<f32>,
     encoded: Vec<i16>,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("config", &self.config)
+            .field("resampler", &self.resampler)
+            .field("framer", &self.framer)
+            .field("buffer", &self.buffer)
+            .field("connected", &self.connected)
+            .field("joined", &self.joined)
+            .field("sent_samples", &self.sent_samples)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Pipeline {

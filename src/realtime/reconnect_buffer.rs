@@ -9,7 +9,7 @@ pub const DEFAULT_BUFFER_MS: u32 = 10_000;
 ///
 /// When a push makes the buffer exceed its capacity, whole frames are dropped from the front (the oldest audio)
 /// and their duration is counted, so the app can report how much audio the outage cost.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ReconnectBuffer {
     sample_rate: u32,
     capacity_samples: u64,
@@ -18,8 +18,21 @@ pub struct ReconnectBuffer {
     dropped_samples: u64,
 }
 
+impl std::fmt::Debug for ReconnectBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReconnectBuffer")
+            .field("sample_rate", &self.sample_rate)
+            .field("capacity_samples", &self.capacity_samples)
+            .field("frames", &self.frames.len())
+            .field("buffered_samples", &self.buffered_samples)
+            .field("dropped_samples", &self.dropped_samples)
+            .finish()
+    }
+}
+
 impl ReconnectBuffer {
-    /// A buffer holding up to `capacity_ms` of PCM16 mono audio at `sample_rate` Hz.
+    /// A buffer holding up to `capacity_ms` of PCM16 mono audio at `sample_rate` Hz (0 keeps nothing: every
+    /// frame pushed is dropped and counted).
     pub fn new(sample_rate: u32, capacity_ms: u32) -> Self {
         Self {
             sample_rate,

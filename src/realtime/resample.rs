@@ -295,7 +295,10 @@ impl Resampler {
     pub fn finish(&mut self, output: &mut Vec<f32>) {
         if self.table != Table::Passthrough {
             let latency = self.latency_input_samples() as u64;
-            let wanted = (self.total_in + latency) * self.up;
+            let wanted = self
+                .total_in
+                .saturating_add(latency)
+                .saturating_mul(self.up);
             let target = wanted.div_ceil(self.down);
             let step = self.down.div_ceil(self.up) as usize;
             let pad = self.taps + step + 1;

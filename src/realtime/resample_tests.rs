@@ -275,3 +275,25 @@ fn rates_out_of_range_are_unsupported_audio_format() {
     assert!(Resampler::new(192_000, 48_000).is_ok());
     assert!(Resampler::new(8_000, 8_000).is_ok());
 }
+
+#[test]
+fn upsampling_8000_to_16000_keeps_the_tone_and_rejects_its_image() {
+    let input = sine(3_000.0, 0.5, 8_000, 2.0);
+    let out = resample_chunked(&input, 8_000, 16_000, 128);
+    let body = settled(&out, 16_000);
+    let at = goertzel_amplitude(body, 3_000.0, 16_000);
+    let image = goertzel_amplitude(body, 5_000.0, 16_000);
+    assert!((at - 0.5).abs() < 0.01, "{at}");
+    assert!(db(image, at) < -60.0, "image at {:.1} dB", db(image, at));
+    let measured = zero_crossing_frequency(body, 16_000);
+    assert!((measured - 3_000.0).abs() < 0.5, "{measured}");
+}
+
+#[test]
+fn debug_output_is_a_summary_not_the_sample_buffers() {
+    let mut r = Resampler::new(44_100, 16_000).unwrap();
+    let mut out = Vec::new();
+    r.process(&[0.0; 4_096], &mut out);
+    let text = format!("{r:?}");
+    assert!(text.contains("taps") && text.len() < 300, "{text}");
+}
