@@ -334,6 +334,9 @@ pub async fn download(AxState(app): AxState<Shared>, Path(id): Path<String>, Raw
     }
     let st = lock(&app.state);
     let f = st.files.get(&id).ok_or_else(|| ApiError::not_found("file"))?;
+    if file_status(f, app.now_ms()) != "ready" {
+        return Err(ApiError::conflict("output_not_ready", "the file bytes are still settling; retry shortly").retryable(true));
+    }
     let mut resp = f.bytes.clone().into_response();
     if let Ok(v) = f.mime_type.parse() {
         resp.headers_mut().insert("content-type", v);
