@@ -14,6 +14,7 @@ pub mod error;
 pub mod extract;
 pub mod files;
 pub mod http_client;
+pub mod realtime;
 pub mod redact;
 pub mod runs;
 pub mod signing;
@@ -81,6 +82,8 @@ pub fn router(app: Shared) -> Router {
         .route("/v1/{capability}/configs", post(actions::create_config))
         .route("/v1/actions", post(actions::create_action))
         .route("/v1/actions/catalog", get(actions::catalog))
+        .route("/v1/realtime/transcriptions", post(realtime::create))
+        .route("/v1/realtime/transcriptions/{id}", get(realtime::get))
         .route("/v1/runs", get(runs::list))
         .route("/v1/runs/{id}", get(runs::get).delete(runs::delete))
         .route("/v1/runs/{id}/cancel", post(runs::cancel))
@@ -96,6 +99,7 @@ pub fn router(app: Shared) -> Router {
         .route("/v1/webhooks/jwks.json", get(webhooks::jwks))
         .route("/process/jwks.json", get(webhooks::jwks))
         .route("/uploads/{token}", put(files::upload))
+        .route("/v1/realtime/socket", get(realtime::socket))
         .route("/downloads/{id}", get(files::download))
         .route("/envelopes/{id}", get(verbs::envelope_get))
         .route("/envelopes/{id}/sign", post(verbs::envelope_sign));
