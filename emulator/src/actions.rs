@@ -23,8 +23,15 @@ fn action_json(a: &Action) -> Value {
     json!({"object": "action", "id": a.id, "capability": a.capability, "name": a.name, "slug": a.slug, "config": a.config, "createdAt": iso(a.created_ms)})
 }
 
-fn save(app: &Shared, org: &str, capability: &str, b: &serde_json::Map<String, Value>) -> ApiResult<Json<Value>> {
-    let name = body::opt_str(b, "name")?.filter(|n| !n.trim().is_empty()).ok_or_else(|| ApiError::field("name", "is required"))?;
+fn save(
+    app: &Shared,
+    org: &str,
+    capability: &str,
+    b: &serde_json::Map<String, Value>,
+) -> ApiResult<Json<Value>> {
+    let name = body::opt_str(b, "name")?
+        .filter(|n| !n.trim().is_empty())
+        .ok_or_else(|| ApiError::field("name", "is required"))?;
     let config = match b.get("config") {
         Some(c @ Value::Object(_)) => c.clone(),
         Some(_) => return Err(ApiError::field("config", "must be an object")),
@@ -39,7 +46,15 @@ fn save(app: &Shared, org: &str, capability: &str, b: &serde_json::Map<String, V
         }
     }
     let mut st = lock(&app.state);
-    let a = Action { id: new_id("act_"), org: org.into(), capability: capability.into(), slug: slug(&name), name, config, created_ms: app.now_ms() };
+    let a = Action {
+        id: new_id("act_"),
+        org: org.into(),
+        capability: capability.into(),
+        slug: slug(&name),
+        name,
+        config,
+        created_ms: app.now_ms(),
+    };
     let out = action_json(&a);
     st.actions.insert(a.id.clone(), a);
     app.mark_dirty();
@@ -47,7 +62,12 @@ fn save(app: &Shared, org: &str, capability: &str, b: &serde_json::Map<String, V
 }
 
 /// `POST /v1/{capability}/configs`.
-pub async fn create_config(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path(cap): Path<String>, raw: Bytes) -> ApiResult<Json<Value>> {
+pub async fn create_config(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path(cap): Path<String>,
+    raw: Bytes,
+) -> ApiResult<Json<Value>> {
     if !["extract", "redact", "fill"].contains(&cap.as_str()) {
         return Err(ApiError::not_found("route"));
     }
@@ -55,11 +75,19 @@ pub async fn create_config(AxState(app): AxState<Shared>, Extension(c): Extensio
 }
 
 /// `POST /v1/actions` (deprecated alias).
-pub async fn create_action(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, raw: Bytes) -> ApiResult<Json<Value>> {
+pub async fn create_action(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    raw: Bytes,
+) -> ApiResult<Json<Value>> {
     let b = body::object(&raw)?;
-    let cap = body::opt_str(&b, "capability")?.ok_or_else(|| ApiError::field("capability", "is required"))?;
+    let cap = body::opt_str(&b, "capability")?
+        .ok_or_else(|| ApiError::field("capability", "is required"))?;
     if !CAPS.contains(&cap.as_str()) {
-        return Err(ApiError::field("capability", "must be extract, redact, fill or sign"));
+        return Err(ApiError::field(
+            "capability",
+            "must be extract, redact, fill or sign",
+        ));
     }
     save(&app, &c.org, &cap, &b)
 }
@@ -83,9 +111,21 @@ pub fn resolve(st: &State, org: &str, reference: &str, verb: &str) -> ApiResult<
         .actions
         .values()
         .find(|a| a.org == org && (a.id == reference || a.slug == reference))
-        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "action_unknown", "action: no action with this id or slug in the organization"))?;
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "action_unknown",
+                "action: no action with this id or slug in the organization",
+            )
+        })?;
     if a.capability != verb {
-        return Err(ApiError::field("action", &format!("is a saved {} action and cannot be used by {verb}", a.capability)));
+        return Err(ApiError::field(
+            "action",
+            &format!(
+                "is a saved {} action and cannot be used by {verb}",
+                a.capability
+            ),
+        ));
     }
     Ok(a.clone())
 }

@@ -32,9 +32,12 @@ pub fn text_of(bytes: &[u8], mime: &str) -> Result<DocText, DocError> {
         return pdf_text(bytes);
     }
     if !supported(mime) {
-        return Err(DocError::Ineligible(format!("documents of type {mime} cannot be read (text, markdown and PDF only)")));
+        return Err(DocError::Ineligible(format!(
+            "documents of type {mime} cannot be read (text, markdown and PDF only)"
+        )));
     }
-    let text = std::str::from_utf8(bytes).map_err(|_| DocError::Unreadable("the text is not valid UTF-8".into()))?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| DocError::Unreadable("the text is not valid UTF-8".into()))?;
     Ok(DocText {
         pages: text.split('\u{c}').map(String::from).collect(),
         markdown: mime == "text/markdown",
@@ -42,16 +45,27 @@ pub fn text_of(bytes: &[u8], mime: &str) -> Result<DocText, DocError> {
 }
 
 fn pdf_text(bytes: &[u8]) -> Result<DocText, DocError> {
-    let doc = lopdf::Document::load_mem(bytes).map_err(|e| DocError::Unreadable(format!("the PDF could not be read ({e})")))?;
+    let doc = lopdf::Document::load_mem(bytes)
+        .map_err(|e| DocError::Unreadable(format!("the PDF could not be read ({e})")))?;
     let mut pages = Vec::new();
     for page_id in doc.get_pages().values() {
         let t = page_text(&doc, *page_id).unwrap_or_default();
-        pages.push(t.lines().map(str::trim_end).collect::<Vec<_>>().join("\n").trim().to_string());
+        pages.push(
+            t.lines()
+                .map(str::trim_end)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .trim()
+                .to_string(),
+        );
     }
     if pages.is_empty() {
         return Err(DocError::Unreadable("the PDF has no pages".into()));
     }
-    Ok(DocText { pages, markdown: false })
+    Ok(DocText {
+        pages,
+        markdown: false,
+    })
 }
 
 /// Text of one page, with a line break at every line move (`Td`/`TD` with a vertical offset, `T*`, `'`, `"`,
@@ -62,7 +76,9 @@ fn page_text(doc: &lopdf::Document, page_id: lopdf::ObjectId) -> Result<String, 
         for o in operands {
             match o {
                 Object::String(bytes, _) => match enc {
-                    Some(e) => out.push_str(&lopdf::Document::decode_text(e, bytes).unwrap_or_default()),
+                    Some(e) => {
+                        out.push_str(&lopdf::Document::decode_text(e, bytes).unwrap_or_default())
+                    }
                     None => out.push_str(&String::from_utf8_lossy(bytes)),
                 },
                 Object::Array(a) => collect(out, enc, a),
@@ -85,20 +101,24 @@ fn page_text(doc: &lopdf::Document, page_id: lopdf::ObjectId) -> Result<String, 
         }
     }
     let fonts = doc.get_page_fonts(page_id)?;
-    let encodings: std::collections::BTreeMap<Vec<u8>, lopdf::Encoding> =
-        fonts.into_iter().filter_map(|(n, f)| f.get_font_encoding(doc).ok().map(|e| (n, e))).collect();
+    let encodings: std::collections::BTreeMap<Vec<u8>, lopdf::Encoding> = fonts
+        .into_iter()
+        .filter_map(|(n, f)| f.get_font_encoding(doc).ok().map(|e| (n, e)))
+        .collect();
     let content = lopdf::content::Content::decode(&doc.get_page_content(page_id)?)?;
     let mut enc = None;
     let mut text = String::new();
     let mut last_y: Option<f64> = None;
     for op in &content.operations {
         match op.operator.as_str() {
-            "Tf" => enc = op.operands.first().and_then(|o| o.as_name().ok()).and_then(|n| encodings.get(n)),
-            "Td" | "TD" => {
-                if num(op.operands.get(1)) != 0.0 {
-                    newline(&mut text);
-                }
+            "Tf" => {
+                enc = op
+                    .operands
+                    .first()
+                    .and_then(|o| o.as_name().ok())
+                    .and_then(|n| encodings.get(n))
             }
+            "Td" | "TD" if num(op.operands.get(1)) != 0.0 => newline(&mut text),
             "Tm" => {
                 let y = num(op.operands.get(5));
                 if last_y.is_some_and(|l| (l - y).abs() > 0.01) {
@@ -109,7 +129,14 @@ fn page_text(doc: &lopdf::Document, page_id: lopdf::ObjectId) -> Result<String, 
             "T*" | "ET" => newline(&mut text),
             "'" | "\"" => {
                 newline(&mut text);
-                collect(&mut text, enc, op.operands.last().map(std::slice::from_ref).unwrap_or_default());
+                collect(
+                    &mut text,
+                    enc,
+                    op.operands
+                        .last()
+                        .map(std::slice::from_ref)
+                        .unwrap_or_default(),
+                );
             }
             "Tj" | "TJ" => collect(&mut text, enc, &op.operands),
             _ => {}
@@ -125,12 +152,20 @@ pub fn make_pdf(pages: &[&[&str]]) -> Vec<u8> {
     // 1: catalog, 2: pages, 3: font, then per page: page obj, content obj
     let kids: Vec<String> = (0..n_pages).map(|i| format!("{} 0 R", 4 + 2 * i)).collect();
     objs.push("<< /Type /Catalog /Pages 2 0 R >>".into());
-    objs.push(format!("<< /Type /Pages /Kids [{}] /Count {n_pages} >>", kids.join(" ")));
-    objs.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".into());
+    objs.push(format!(
+        "<< /Type /Pages /Kids [{}] /Count {n_pages} >>",
+        kids.join(" ")
+    ));
+    objs.push(
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".into(),
+    );
     for (i, lines) in pages.iter().enumerate() {
         let mut content = String::from("BT /F1 12 Tf 72 740 Td 14 TL\n");
         for l in lines.iter() {
-            let esc = l.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
+            let esc = l
+                .replace('\\', "\\\\")
+                .replace('(', "\\(")
+                .replace(')', "\\)");
             content.push_str(&format!("({esc}) Tj T*\n"));
         }
         content.push_str("ET");
@@ -138,7 +173,10 @@ pub fn make_pdf(pages: &[&[&str]]) -> Vec<u8> {
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
             5 + 2 * i
         ));
-        objs.push(format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()));
+        objs.push(format!(
+            "<< /Length {} >>\nstream\n{content}\nendstream",
+            content.len()
+        ));
     }
     let mut out = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
@@ -151,7 +189,13 @@ pub fn make_pdf(pages: &[&[&str]]) -> Vec<u8> {
     for off in offsets {
         out.extend(format!("{off:010} 00000 n \n").as_bytes());
     }
-    out.extend(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objs.len() + 1).as_bytes());
+    out.extend(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objs.len() + 1
+        )
+        .as_bytes(),
+    );
     out
 }
 
@@ -170,8 +214,14 @@ mod tests {
 
     #[test]
     fn broken_pdf_is_unreadable_and_images_are_ineligible() {
-        assert!(matches!(text_of(b"%PDF-1.4 garbage", "application/pdf"), Err(DocError::Unreadable(_))));
-        assert!(matches!(text_of(b"\x89PNG", "image/png"), Err(DocError::Ineligible(_))));
+        assert!(matches!(
+            text_of(b"%PDF-1.4 garbage", "application/pdf"),
+            Err(DocError::Unreadable(_))
+        ));
+        assert!(matches!(
+            text_of(b"\x89PNG", "image/png"),
+            Err(DocError::Ineligible(_))
+        ));
     }
 
     #[test]

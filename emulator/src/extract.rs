@@ -16,10 +16,16 @@ use serde_json::{json, Map, Value};
 pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
 /// Deepest nesting below the root.
 pub const MAX_NESTING: usize = 5;
-const FORBIDDEN: &[&str] = &["$defs", "$ref", "oneOf", "anyOf", "allOf", "const", "pattern"];
+const FORBIDDEN: &[&str] = &[
+    "$defs", "$ref", "oneOf", "anyOf", "allOf", "const", "pattern",
+];
 
 fn invalid(path: &str, text: &str) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, "invalid_schema", format!("{path}: {text}"))
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "invalid_schema",
+        format!("{path}: {text}"),
+    )
 }
 
 /// Checks an inline schema against the dialect.
@@ -28,11 +34,20 @@ fn invalid(path: &str, text: &str) -> ApiError {
 /// 400 `invalid_schema` naming the offending path, 400 `schema_too_large` at 64 KB and beyond.
 pub fn check_schema(schema: &Value) -> ApiResult<()> {
     if schema.to_string().len() >= MAX_SCHEMA_BYTES {
-        return Err(ApiError::new(StatusCode::BAD_REQUEST, "schema_too_large", "schema: serialized size must stay under 64 KB"));
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "schema_too_large",
+            "schema: serialized size must stay under 64 KB",
+        ));
     }
-    let o = schema.as_object().ok_or_else(|| invalid("schema", "must be a JSON object"))?;
+    let o = schema
+        .as_object()
+        .ok_or_else(|| invalid("schema", "must be a JSON object"))?;
     if o.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(invalid("schema.type", "the root must be an object type (\"type\": \"object\")"));
+        return Err(invalid(
+            "schema.type",
+            "the root must be an object type (\"type\": \"object\")",
+        ));
     }
     node(schema, "schema", 0)
 }
@@ -43,13 +58,21 @@ fn node(v: &Value, path: &str, depth: usize) -> ApiResult<()> {
     };
     for k in o.keys() {
         if FORBIDDEN.contains(&k.as_str()) {
-            return Err(invalid(&format!("{path}.{k}"), &format!("the keyword `{k}` is not supported")));
+            return Err(invalid(
+                &format!("{path}.{k}"),
+                &format!("the keyword `{k}` is not supported"),
+            ));
         }
     }
     if let Some(props) = o.get("properties") {
-        let p = props.as_object().ok_or_else(|| invalid(&format!("{path}.properties"), "must be an object"))?;
+        let p = props
+            .as_object()
+            .ok_or_else(|| invalid(&format!("{path}.properties"), "must be an object"))?;
         if depth + 1 > MAX_NESTING && !p.is_empty() {
-            return Err(invalid(&format!("{path}.properties"), "nesting is limited to 5 levels"));
+            return Err(invalid(
+                &format!("{path}.properties"),
+                "nesting is limited to 5 levels",
+            ));
         }
         for (name, sub) in p {
             node(sub, &format!("{path}.properties.{name}"), depth + 1)?;
@@ -57,7 +80,10 @@ fn node(v: &Value, path: &str, depth: usize) -> ApiResult<()> {
     }
     if let Some(items) = o.get("items") {
         if depth + 1 > MAX_NESTING {
-            return Err(invalid(&format!("{path}.items"), "nesting is limited to 5 levels"));
+            return Err(invalid(
+                &format!("{path}.items"),
+                "nesting is limited to 5 levels",
+            ));
         }
         node(items, &format!("{path}.items"), depth + 1)?;
     }
@@ -67,7 +93,11 @@ fn node(v: &Value, path: &str, depth: usize) -> ApiResult<()> {
 /// A schema inferred from `hints` (comma or newline separated names; each a nullable string).
 pub fn schema_from_hints(hints: &str) -> Value {
     let mut props = Map::new();
-    for h in hints.split([',', '\n', ';']).map(str::trim).filter(|h| !h.is_empty()) {
+    for h in hints
+        .split([',', '\n', ';'])
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+    {
         let words = words_of(h);
         let mut key = String::new();
         for (i, w) in words.iter().enumerate() {
@@ -137,12 +167,25 @@ pub fn labelled_lines(doc: &DocText) -> Vec<Labelled> {
         let lines: Vec<&str> = page.lines().collect();
         let n = lines.len().max(1);
         for (i, raw) in lines.iter().enumerate() {
-            let line = raw.trim().trim_start_matches(['-', '*', '#', ' ']).replace("**", "");
-            let split = line.split_once(':').or_else(|| line.split_once(" - ")).or_else(|| line.split_once(" = "));
+            let line = raw
+                .trim()
+                .trim_start_matches(['-', '*', '#', ' '])
+                .replace("**", "");
+            let split = line
+                .split_once(':')
+                .or_else(|| line.split_once(" - "))
+                .or_else(|| line.split_once(" = "));
             if let Some((label, value)) = split {
                 let label_words = words_of(label);
                 if !label_words.is_empty() && label_words.len() <= 6 {
-                    out.push(Labelled { page: p, line: i, lines: n, label: label_words, value: value.trim().to_string(), text: raw.trim().to_string() });
+                    out.push(Labelled {
+                        page: p,
+                        line: i,
+                        lines: n,
+                        label: label_words,
+                        value: value.trim().to_string(),
+                        text: raw.trim().to_string(),
+                    });
                 }
             }
         }
@@ -166,7 +209,11 @@ fn score(prop: &[String], label: &[String]) -> u8 {
 }
 
 /// Finds the best line for a property (by name, then by its description).
-pub fn find<'a>(lines: &'a [Labelled], name: &str, description: Option<&str>) -> Option<(&'a Labelled, u8)> {
+pub fn find<'a>(
+    lines: &'a [Labelled],
+    name: &str,
+    description: Option<&str>,
+) -> Option<(&'a Labelled, u8)> {
     let mut cands = vec![words_of(name)];
     if let Some(d) = description {
         cands.push(words_of(d));
@@ -186,7 +233,12 @@ pub fn find<'a>(lines: &'a [Labelled], name: &str, description: Option<&str>) ->
 fn primary_type(schema: &Value) -> String {
     match schema.get("type") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("string").to_string(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("string")
+            .to_string(),
         _ => "string".into(),
     }
 }
@@ -218,8 +270,14 @@ pub fn coerce(raw: &str, schema: &Value) -> Option<Value> {
             _ => None,
         },
         "array" => {
-            let items = schema.get("items").cloned().unwrap_or(json!({"type": "string"}));
-            let v: Vec<Value> = raw.split([',', ';']).filter_map(|p| coerce(p, &items)).collect();
+            let items = schema
+                .get("items")
+                .cloned()
+                .unwrap_or(json!({"type": "string"}));
+            let v: Vec<Value> = raw
+                .split([',', ';'])
+                .filter_map(|p| coerce(p, &items))
+                .collect();
             (!v.is_empty()).then_some(Value::Array(v))
         }
         "object" => None,
@@ -235,19 +293,30 @@ pub fn fill(schema: &Value, doc: &DocText, file_id: &str) -> (Value, Map<String,
     (v, cites)
 }
 
-fn fill_object(schema: &Value, lines: &[Labelled], file_id: &str, prefix: &str, cites: &mut Map<String, Value>) -> Value {
+fn fill_object(
+    schema: &Value,
+    lines: &[Labelled],
+    file_id: &str,
+    prefix: &str,
+    cites: &mut Map<String, Value>,
+) -> Value {
     let mut out = Map::new();
     let Some(props) = schema.get("properties").and_then(Value::as_object) else {
         return Value::Object(out);
     };
     for (name, sub) in props {
-        let path = if prefix.is_empty() { name.clone() } else { format!("{prefix}.{name}") };
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}.{name}")
+        };
         if primary_type(sub) == "object" {
             out.insert(name.clone(), fill_object(sub, lines, file_id, &path, cites));
             continue;
         }
         let desc = sub.get("description").and_then(Value::as_str);
-        let found = find(lines, name, desc).and_then(|(l, s)| coerce(&l.value, sub).map(|v| (l, s, v)));
+        let found =
+            find(lines, name, desc).and_then(|(l, s)| coerce(&l.value, sub).map(|v| (l, s, v)));
         match found {
             Some((l, s, v)) => {
                 out.insert(name.clone(), v);
@@ -277,7 +346,10 @@ mod tests {
     use super::*;
 
     fn doc(t: &str) -> DocText {
-        DocText { pages: vec![t.into()], markdown: false }
+        DocText {
+            pages: vec![t.into()],
+            markdown: false,
+        }
     }
 
     #[test]
@@ -285,12 +357,18 @@ mod tests {
         let s = json!({"type": "object", "properties": {"$ref": {"type": "string"}, "a": {"type": "object", "properties": {"b": {"type": "string", "pattern": "x"}}}}});
         let e = check_schema(&s).unwrap_err();
         assert_eq!(e.code, "invalid_schema");
-        assert_eq!(e.message, "schema.properties.a.properties.b.pattern: the keyword `pattern` is not supported");
+        assert_eq!(
+            e.message,
+            "schema.properties.a.properties.b.pattern: the keyword `pattern` is not supported"
+        );
     }
 
     #[test]
     fn root_must_be_object_and_nesting_is_five() {
-        assert_eq!(check_schema(&json!({"type": "array"})).unwrap_err().code, "invalid_schema");
+        assert_eq!(
+            check_schema(&json!({"type": "array"})).unwrap_err().code,
+            "invalid_schema"
+        );
         let mut s = json!({"type": "string"});
         for _ in 0..5 {
             s = json!({"type": "object", "properties": {"x": s}});
@@ -312,12 +390,19 @@ mod tests {
         let s = json!({"type": "object", "properties": {
             "invoiceNumber": {"type": "string"}, "total": {"type": "number", "description": "Total Amount"},
             "paid": {"type": "boolean"}, "dueDate": {"type": ["string", "null"]}}});
-        let (v, c) = fill(&s, &doc("Invoice Number: INV-1\nTotal Amount: 1,250.50 EUR\nPaid: yes\n"), "file_1");
+        let (v, c) = fill(
+            &s,
+            &doc("Invoice Number: INV-1\nTotal Amount: 1,250.50 EUR\nPaid: yes\n"),
+            "file_1",
+        );
         assert_eq!(v["invoiceNumber"], "INV-1");
         assert_eq!(v["total"], 1250.5);
         assert_eq!(v["paid"], true);
         assert!(v["dueDate"].is_null());
-        assert_eq!(c["dueDate"], json!([{"fileId": "file_1", "notFound": true}]));
+        assert_eq!(
+            c["dueDate"],
+            json!([{"fileId": "file_1", "notFound": true}])
+        );
         assert_eq!(c["invoiceNumber"][0]["confidence"], 5);
         assert_eq!(c["invoiceNumber"][0]["page"], 0);
     }

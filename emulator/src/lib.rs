@@ -68,8 +68,14 @@ pub fn router(app: Shared) -> Router {
         .route("/v1/agents/{id}", get(agent_runs::get_agent))
         .route("/v1/agent-runs", post(agent_runs::create))
         .route("/v1/agent-runs/{id}", get(agent_runs::get))
-        .route("/v1/agent-runs/{id}/approvals/{approval}", post(agent_runs::decide))
-        .route("/v1/agent-runs/{id}/tasks/{task}/complete", post(agent_runs::complete_task))
+        .route(
+            "/v1/agent-runs/{id}/approvals/{approval}",
+            post(agent_runs::decide),
+        )
+        .route(
+            "/v1/agent-runs/{id}/tasks/{task}/complete",
+            post(agent_runs::complete_task),
+        )
         .route("/v1/files", post(files::create))
         .route("/v1/files/{id}", get(files::get))
         .route("/v1/extract", post(verbs::extract))
@@ -90,11 +96,19 @@ pub fn router(app: Shared) -> Router {
         .route("/v1/runs/{id}/keep", post(runs::keep))
         .route("/v1/runs/{id}/output/{name}", get(runs::output))
         .route("/v1/webhooks", post(webhooks::create).get(webhooks::list))
-        .route("/v1/webhooks/{id}", get(webhooks::get).patch(webhooks::patch).delete(webhooks::delete))
+        .route(
+            "/v1/webhooks/{id}",
+            get(webhooks::get)
+                .patch(webhooks::patch)
+                .delete(webhooks::delete),
+        )
         .route("/v1/webhooks/{id}/deliveries", get(webhooks::deliveries))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn_with_state(app.clone(), auth::gate));
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            auth::gate,
+        ));
     let mut public = Router::new()
         .route("/v1/webhooks/jwks.json", get(webhooks::jwks))
         .route("/process/jwks.json", get(webhooks::jwks))
@@ -107,11 +121,17 @@ pub fn router(app: Shared) -> Router {
         public = public
             .route("/__emulator/clock", get(control::clock))
             .route("/__emulator/clock/advance", post(control::advance))
-            .route("/__emulator/faults", post(control::push_fault).delete(control::clear_faults));
+            .route(
+                "/__emulator/faults",
+                post(control::push_fault).delete(control::clear_faults),
+            );
     }
     public
         .merge(v1)
-        .layer(axum::middleware::from_fn_with_state(app.clone(), auth::request_id))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            auth::request_id,
+        ))
         .with_state(app)
 }
 
@@ -120,7 +140,11 @@ async fn not_found() -> ApiError {
 }
 
 async fn method_not_allowed() -> ApiError {
-    ApiError::new(axum::http::StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this route does not take that method")
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this route does not take that method",
+    )
 }
 
 /// Binds and serves in the background.
@@ -148,5 +172,10 @@ pub async fn serve(config: Config) -> Result<Handle, String> {
             })
             .await;
     });
-    Ok(Handle { addr, app, shutdown: Some(tx), task })
+    Ok(Handle {
+        addr,
+        app,
+        shutdown: Some(tx),
+        task,
+    })
 }

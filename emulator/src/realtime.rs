@@ -44,11 +44,19 @@ fn session_json(app: &Shared, s: &RtSession) -> Value {
 }
 
 /// `POST /v1/realtime/transcriptions` `{sampleRate?, finalPass?, encoding?}`.
-pub async fn create(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, raw: Bytes) -> ApiResult<Json<Value>> {
+pub async fn create(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    raw: Bytes,
+) -> ApiResult<Json<Value>> {
     let b = body::object(&raw)?;
     let sample_rate = match b.get("sampleRate") {
         None | Some(Value::Null) => 16_000,
-        Some(v) => v.as_u64().filter(|r| (8_000..=48_000).contains(r)).ok_or_else(|| ApiError::field("sampleRate", "must be an integer from 8000 to 48000"))? as u32,
+        Some(v) => v
+            .as_u64()
+            .filter(|r| (8_000..=48_000).contains(r))
+            .ok_or_else(|| ApiError::field("sampleRate", "must be an integer from 8000 to 48000"))?
+            as u32,
     };
     let final_pass = match b.get("finalPass") {
         None | Some(Value::Null) => false,
@@ -89,10 +97,18 @@ fn settle_expiry(s: &mut RtSession, now: i64) {
 }
 
 /// `GET /v1/realtime/transcriptions/:id`: status, credits, and the transcript when `finalPass` was set.
-pub async fn get(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn get(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
     let now = app.now_ms();
     let mut st = lock(&app.state);
-    let s = st.realtime.get_mut(&id).filter(|s| s.org == c.org).ok_or_else(|| ApiError::not_found("realtime session"))?;
+    let s = st
+        .realtime
+        .get_mut(&id)
+        .filter(|s| s.org == c.org)
+        .ok_or_else(|| ApiError::not_found("realtime session"))?;
     settle_expiry(s, now);
     let mut v = json!({
         "object": "realtime_session", "id": s.id, "status": s.status, "sampleRate": s.sample_rate, "encoding": "pcm16le",
@@ -109,7 +125,11 @@ pub async fn get(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>,
 }
 
 /// `GET /v1/realtime/socket?ticket=...`: always upgrades; ticket problems are reported in the socket.
-pub async fn socket(AxState(app): AxState<Shared>, RawQuery(q): RawQuery, ws: WebSocketUpgrade) -> Response {
+pub async fn socket(
+    AxState(app): AxState<Shared>,
+    RawQuery(q): RawQuery,
+    ws: WebSocketUpgrade,
+) -> Response {
     let q = body::query_pairs(q.as_deref());
     let ticket = body::q_get(&q, "ticket").unwrap_or_default();
     ws.on_upgrade(move |socket| run_socket(app, ticket, socket))
@@ -120,8 +140,17 @@ async fn send_json(ws: &mut WebSocket, v: Value) -> bool {
 }
 
 async fn fail(ws: &mut WebSocket, code: &str, message: &str, close: u16) {
-    let _ = send_json(ws, json!({"type": "error", "code": code, "message": message})).await;
-    let _ = ws.send(Message::Close(Some(CloseFrame { code: close, reason: code.to_string().into() }))).await;
+    let _ = send_json(
+        ws,
+        json!({"type": "error", "code": code, "message": message}),
+    )
+    .await;
+    let _ = ws
+        .send(Message::Close(Some(CloseFrame {
+            code: close,
+            reason: code.to_string().into(),
+        })))
+        .await;
 }
 
 /// Energy-based segmenter over PCM16 samples.
@@ -139,12 +168,30 @@ struct Vad {
 
 impl Vad {
     fn new(rate: u32) -> Vad {
-        Vad { rate: f64::from(rate), frame: (rate / 50).max(1) as usize, pending: Vec::new(), t: 0.0, seg_start: None, last_speech: 0.0, last_partial: 0.0, energy: 0.0, frames: 0 }
+        Vad {
+            rate: f64::from(rate),
+            frame: (rate / 50).max(1) as usize,
+            pending: Vec::new(),
+            t: 0.0,
+            seg_start: None,
+            last_speech: 0.0,
+            last_partial: 0.0,
+            energy: 0.0,
+            frames: 0,
+        }
     }
 
     fn label(&self, start: f64, end: f64) -> String {
-        let mean = if self.frames > 0 { self.energy / self.frames as f64 } else { 0.0 };
-        let db = if mean > 0.0 { 10.0 * mean.log10() } else { -96.0 };
+        let mean = if self.frames > 0 {
+            self.energy / self.frames as f64
+        } else {
+            0.0
+        };
+        let db = if mean > 0.0 {
+            10.0 * mean.log10()
+        } else {
+            -96.0
+        };
         format!("[speech {:.1} s, {:.0} dBFS]", (end - start).max(0.0), db)
     }
 
@@ -154,7 +201,11 @@ impl Vad {
         self.pending.extend_from_slice(samples);
         while self.pending.len() >= self.frame {
             let frame: Vec<i16> = self.pending.drain(..self.frame).collect();
-            let ms: f64 = frame.iter().map(|s| (f64::from(*s) / 32768.0).powi(2)).sum::<f64>() / frame.len() as f64;
+            let ms: f64 = frame
+                .iter()
+                .map(|s| (f64::from(*s) / 32768.0).powi(2))
+                .sum::<f64>()
+                / frame.len() as f64;
             let db = if ms > 0.0 { 10.0 * ms.log10() } else { -96.0 };
             let dur = frame.len() as f64 / self.rate;
             let start = self.t;
@@ -186,7 +237,9 @@ impl Vad {
 
     fn flush(&mut self) -> Option<Value> {
         let s = self.seg_start.take()?;
-        Some(json!({"type": "final", "text": self.label(s, self.last_speech), "start": round2(s), "end": round2(self.last_speech)}))
+        Some(
+            json!({"type": "final", "text": self.label(s, self.last_speech), "start": round2(s), "end": round2(self.last_speech)}),
+        )
     }
 }
 
@@ -200,7 +253,11 @@ fn started_minutes(audio_ms: u64) -> u64 {
 
 fn usage(app: &Shared, id: &str) -> Value {
     let st = lock(&app.state);
-    let (m, c) = st.realtime.get(id).map(|s| (started_minutes(s.audio_ms), s.credits)).unwrap_or((0, 0));
+    let (m, c) = st
+        .realtime
+        .get(id)
+        .map(|s| (started_minutes(s.audio_ms), s.credits))
+        .unwrap_or((0, 0));
     json!({"type": "usage", "startedMinutes": m, "credits": c})
 }
 
@@ -215,7 +272,12 @@ fn record(app: &Shared, id: &str, samples: usize, finals: &[Value]) {
         let after = started_minutes(s.audio_ms);
         s.credits += (after - before) * MINUTE_CREDITS;
         if s.final_pass {
-            s.transcript.extend(finals.iter().filter(|f| f["type"] == "final").map(|f| json!({"text": f["text"], "start": f["start"], "end": f["end"]})));
+            s.transcript.extend(
+                finals
+                    .iter()
+                    .filter(|f| f["type"] == "final")
+                    .map(|f| json!({"text": f["text"], "start": f["start"], "end": f["end"]})),
+            );
         }
     }
     app.mark_dirty();
@@ -232,12 +294,22 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
     let now = app.now_ms();
     let claimed = {
         let mut st = lock(&app.state);
-        match st.realtime.values_mut().find(|s| !ticket.is_empty() && s.ticket == ticket) {
+        match st
+            .realtime
+            .values_mut()
+            .find(|s| !ticket.is_empty() && s.ticket == ticket)
+        {
             None => Err(("ticket_invalid", "the ticket is not known")),
-            Some(s) if s.ticket_used => Err(("ticket_used", "the ticket was already used; create a new session")),
+            Some(s) if s.ticket_used => Err((
+                "ticket_used",
+                "the ticket was already used; create a new session",
+            )),
             Some(s) if now >= s.expires_ms => {
                 settle_expiry(s, now);
-                Err(("ticket_expired", "the ticket has expired; create a new session"))
+                Err((
+                    "ticket_expired",
+                    "the ticket has expired; create a new session",
+                ))
             }
             Some(s) => {
                 s.ticket_used = true;
@@ -253,7 +325,12 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
         Ok(x) => x,
         Err((code, msg)) => return fail(&mut ws, code, msg, 4401).await,
     };
-    if !send_json(&mut ws, json!({"type": "open", "sessionId": id, "sampleRate": rate})).await {
+    if !send_json(
+        &mut ws,
+        json!({"type": "open", "sessionId": id, "sampleRate": rate}),
+    )
+    .await
+    {
         return close_session(&app, &id);
     }
     let mut vad = Vad::new(rate);
@@ -270,10 +347,24 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
         match msg {
             Message::Binary(b) => {
                 if b.len() % 2 != 0 {
-                    fail(&mut ws, "invalid_audio_frame", "audio frames are PCM16 little-endian: an even number of bytes", 4400).await;
+                    fail(
+                        &mut ws,
+                        "invalid_audio_frame",
+                        "audio frames are PCM16 little-endian: an even number of bytes",
+                        4400,
+                    )
+                    .await;
                     break;
                 }
-                let samples: Vec<i16> = b.chunks_exact(2).map(|c| i16::from_le_bytes([c.first().copied().unwrap_or(0), c.get(1).copied().unwrap_or(0)])).collect();
+                let samples: Vec<i16> = b
+                    .chunks_exact(2)
+                    .map(|c| {
+                        i16::from_le_bytes([
+                            c.first().copied().unwrap_or(0),
+                            c.get(1).copied().unwrap_or(0),
+                        ])
+                    })
+                    .collect();
                 let out = vad.feed(&samples);
                 record(&app, &id, samples.len(), &out);
                 for m in out {
@@ -283,7 +374,9 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
                 }
             }
             Message::Text(t) => {
-                let kind = serde_json::from_str::<Value>(t.as_str()).ok().and_then(|v| v.get("type").and_then(Value::as_str).map(String::from));
+                let kind = serde_json::from_str::<Value>(t.as_str())
+                    .ok()
+                    .and_then(|v| v.get("type").and_then(Value::as_str).map(String::from));
                 match kind.as_deref() {
                     Some("keepalive") => {}
                     Some("stop") => {
@@ -292,11 +385,22 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
                             let _ = send_json(&mut ws, f).await;
                         }
                         let _ = send_json(&mut ws, usage(&app, &id)).await;
-                        let _ = ws.send(Message::Close(Some(CloseFrame { code: 1000, reason: "stop".into() }))).await;
+                        let _ = ws
+                            .send(Message::Close(Some(CloseFrame {
+                                code: 1000,
+                                reason: "stop".into(),
+                            })))
+                            .await;
                         break;
                     }
                     _ => {
-                        fail(&mut ws, "invalid_message", "text frames must be {\"type\":\"keepalive\"} or {\"type\":\"stop\"}", 4400).await;
+                        fail(
+                            &mut ws,
+                            "invalid_message",
+                            "text frames must be {\"type\":\"keepalive\"} or {\"type\":\"stop\"}",
+                            4400,
+                        )
+                        .await;
                         break;
                     }
                 }
@@ -314,7 +418,12 @@ mod tests {
     use super::*;
 
     fn tone(secs: f64, rate: u32, amp: f64) -> Vec<i16> {
-        (0..(secs * f64::from(rate)) as usize).map(|i| ((i as f64 * 440.0 * std::f64::consts::TAU / f64::from(rate)).sin() * amp * 32767.0) as i16).collect()
+        (0..(secs * f64::from(rate)) as usize)
+            .map(|i| {
+                ((i as f64 * 440.0 * std::f64::consts::TAU / f64::from(rate)).sin() * amp * 32767.0)
+                    as i16
+            })
+            .collect()
     }
 
     #[test]
@@ -328,7 +437,14 @@ mod tests {
         assert_eq!(finals.len(), 1);
         assert_eq!(finals[0]["start"], 0.0);
         assert_eq!(finals[0]["end"], 3.0);
-        assert!(finals[0]["text"].as_str().unwrap().starts_with("[speech 3.0 s, -13 dBFS]"), "{}", finals[0]);
+        assert!(
+            finals[0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("[speech 3.0 s, -13 dBFS]"),
+            "{}",
+            finals[0]
+        );
     }
 
     #[test]

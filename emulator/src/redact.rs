@@ -11,9 +11,42 @@ use std::collections::BTreeMap;
 pub const CATEGORIES: &[&str] = &["email", "phone", "name"];
 
 const STOP: &[&str] = &[
-    "Invoice", "Total", "Amount", "Date", "Number", "Customer", "Payment", "Terms", "Due", "Page", "Dear", "Best", "Regards",
-    "The", "This", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February",
-    "March", "April", "May", "June", "July", "August", "September", "October", "November", "December", "Street", "Road",
+    "Invoice",
+    "Total",
+    "Amount",
+    "Date",
+    "Number",
+    "Customer",
+    "Payment",
+    "Terms",
+    "Due",
+    "Page",
+    "Dear",
+    "Best",
+    "Regards",
+    "The",
+    "This",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Street",
+    "Road",
 ];
 
 /// Redacts `text`; `mode` `mask` replaces with `[REDACTED:CATEGORY]`, `remove` deletes. Returns the new text and counts.
@@ -82,17 +115,25 @@ fn phones(t: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
-        let starts = b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'+' || *c == b'(');
+        let starts = b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_digit() || *c == b'+' || *c == b'(');
         let prev_ok = i == 0 || b.get(i - 1).is_some_and(|c| !c.is_ascii_alphanumeric());
         if starts && prev_ok {
             let mut e = i;
             while b.get(e).is_some_and(|c| part(*c)) {
                 e += 1;
             }
-            while e > i && b.get(e - 1).is_some_and(|c| !c.is_ascii_digit() && *c != b')') {
+            while e > i
+                && b.get(e - 1)
+                    .is_some_and(|c| !c.is_ascii_digit() && *c != b')')
+            {
                 e -= 1;
             }
-            let digits = b.get(i..e).map(|s| s.iter().filter(|c| c.is_ascii_digit()).count()).unwrap_or(0);
+            let digits = b
+                .get(i..e)
+                .map(|s| s.iter().filter(|c| c.is_ascii_digit()).count())
+                .unwrap_or(0);
             let next_ok = b.get(e).is_none_or(|c| !c.is_ascii_alphanumeric());
             if digits >= 9 && next_ok {
                 out.push((i, e));
@@ -113,7 +154,8 @@ fn names(t: &str) -> Vec<(usize, usize)> {
             if label.to_ascii_lowercase().contains("name") {
                 let v = value.trim();
                 if !v.is_empty() {
-                    let off = line_start + label.len() + 1 + (value.len() - value.trim_start().len());
+                    let off =
+                        line_start + label.len() + 1 + (value.len() - value.trim_start().len());
                     out.push((off, off + v.len()));
                 }
             }
@@ -173,7 +215,11 @@ mod tests {
 
     #[test]
     fn only_requested_categories_are_removed() {
-        let (out, _) = redact("a@b.io and +33 1 23 45 67 89", &["phone".to_string()], "remove");
+        let (out, _) = redact(
+            "a@b.io and +33 1 23 45 67 89",
+            &["phone".to_string()],
+            "remove",
+        );
         assert!(out.contains("a@b.io"));
         assert!(!out.contains("45 67"));
     }

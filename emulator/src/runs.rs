@@ -23,7 +23,14 @@ pub const PURGE_GRACE_MS: i64 = 24 * 3600 * 1000;
 pub type Outbox = Vec<(String, WebhookRef, PendingEvent)>;
 
 fn event(run: &CapRun, kind: &str, at: i64, data: Value) -> PendingEvent {
-    PendingEvent { event_id: new_id("evt_"), kind: kind.into(), processing_id: run.id.clone(), occurred_ms: at, data, attempts: 0 }
+    PendingEvent {
+        event_id: new_id("evt_"),
+        kind: kind.into(),
+        processing_id: run.id.clone(),
+        occurred_ms: at,
+        data,
+        attempts: 0,
+    }
 }
 
 fn push(out: &mut Outbox, run: &CapRun, ev: PendingEvent) {
@@ -34,35 +41,72 @@ fn push(out: &mut Outbox, run: &CapRun, ev: PendingEvent) {
 
 /// Queues `processing.started` for a new run.
 pub fn started(run: &CapRun, out: &mut Outbox) {
-    push(out, run, event(run, "processing.started", run.created_ms, json!({"object": run.object, "id": run.id, "status": "processing"})));
+    push(
+        out,
+        run,
+        event(
+            run,
+            "processing.started",
+            run.created_ms,
+            json!({"object": run.object, "id": run.id, "status": "processing"}),
+        ),
+    );
 }
 
 /// Brings a run up to date (finish, purge) and returns the events it fired.
 pub fn materialize(st: &mut State, id: &str, now: i64) -> Outbox {
     let mut out = Outbox::new();
-    let Some(mut run) = st.runs.remove(id) else { return out };
+    let Some(mut run) = st.runs.remove(id) else {
+        return out;
+    };
     if run.status == "processing" && now >= run.done_ms && !run.deleted {
-        run.status = if run.error.is_some() { "failed".into() } else { "processed".into() };
-        let steps = if run.steps.is_empty() { vec![run.object.trim_end_matches("_run").to_string()] } else { run.steps.clone() };
+        run.status = if run.error.is_some() {
+            "failed".into()
+        } else {
+            "processed".into()
+        };
+        let steps = if run.steps.is_empty() {
+            vec![run.object.trim_end_matches("_run").to_string()]
+        } else {
+            run.steps.clone()
+        };
         for s in steps {
-            let kind = if run.error.is_some() { "run.failed" } else { "run.completed" };
-            let mut data = json!({"object": run.object, "id": run.id, "status": run.status, "capability": s});
+            let kind = if run.error.is_some() {
+                "run.failed"
+            } else {
+                "run.completed"
+            };
+            let mut data =
+                json!({"object": run.object, "id": run.id, "status": run.status, "capability": s});
             if let (Some((c, m)), Some(o)) = (&run.error, data.as_object_mut()) {
                 o.insert("error".into(), json!({"code": c, "message": m}));
             }
             let ev = event(&run, kind, run.done_ms, data);
             push(&mut out, &run, ev);
         }
-        let ev = event(&run, "processing.completed", run.done_ms, json!({"object": run.object, "id": run.id, "status": run.status}));
+        let ev = event(
+            &run,
+            "processing.completed",
+            run.done_ms,
+            json!({"object": run.object, "id": run.id, "status": run.status}),
+        );
         push(&mut out, &run, ev);
         run.finished_events = true;
     }
-    let purge_due = run.expires_ms.is_some_and(|e| now >= e) && run.purged_ms.is_none() && !run.deleted && run.status != "needs_input";
+    let purge_due = run.expires_ms.is_some_and(|e| now >= e)
+        && run.purged_ms.is_none()
+        && !run.deleted
+        && run.status != "needs_input";
     if purge_due {
         purge_data(st, &mut run);
         run.status = "expired".into();
         run.purged_ms = Some(now);
-        let ev = event(&run, "processing.expired", now, json!({"object": run.object, "id": run.id, "status": "expired"}));
+        let ev = event(
+            &run,
+            "processing.expired",
+            now,
+            json!({"object": run.object, "id": run.id, "status": "expired"}),
+        );
         push(&mut out, &run, ev);
     }
     st.runs.insert(id.to_string(), run);
@@ -74,7 +118,8 @@ fn purge_data(st: &mut State, run: &mut CapRun) {
     for (_, fid) in run.produced.drain(..) {
         st.files.remove(&fid);
     }
-    st.files.retain(|_, f| f.run_id.as_deref() != Some(run.id.as_str()));
+    st.files
+        .retain(|_, f| f.run_id.as_deref() != Some(run.id.as_str()));
 }
 
 /// Hands fired events to the background delivery ladder.
@@ -91,7 +136,11 @@ fn expand(app: &App, st: &State, v: &Value) -> Value {
             if let Some(Value::String(id)) = o.get("fileRef") {
                 return file_entry(app, st, id);
             }
-            Value::Object(o.iter().map(|(k, x)| (k.clone(), expand(app, st, x))).collect())
+            Value::Object(
+                o.iter()
+                    .map(|(k, x)| (k.clone(), expand(app, st, x)))
+                    .collect(),
+            )
         }
         Value::Array(a) => Value::Array(a.iter().map(|x| expand(app, st, x)).collect()),
         other => other.clone(),
@@ -125,9 +174,15 @@ pub fn run_json(app: &App, st: &State, run: &CapRun) -> Value {
             o.insert("metadata".into(), m.clone());
         }
         if run.object == "sign_run" {
-            o.insert("envelopeUrl".into(), format!("{}/envelopes/{}", app.base_url, run.id).into());
+            o.insert(
+                "envelopeUrl".into(),
+                format!("{}/envelopes/{}", app.base_url, run.id).into(),
+            );
             if let Some(e) = &run.envelope {
-                o.insert("signers".into(), e.get("signers").cloned().unwrap_or(Value::Null));
+                o.insert(
+                    "signers".into(),
+                    e.get("signers").cloned().unwrap_or(Value::Null),
+                );
             }
         }
         if let Some(s) = &run.space_id {
@@ -147,7 +202,7 @@ fn load(app: &Shared, c: &Caller, id: &str) -> ApiResult<CapRun> {
     let now = app.now_ms();
     let (res, out) = {
         let mut st = lock(&app.state);
-        if !st.runs.get(id).is_some_and(|r| r.org == c.org) {
+        if st.runs.get(id).is_none_or(|r| r.org != c.org) {
             return Err(ApiError::not_found("run"));
         }
         let out = materialize(&mut st, id, now);
@@ -163,7 +218,12 @@ fn load(app: &Shared, c: &Caller, id: &str) -> ApiResult<CapRun> {
     }
     if let Some(p) = run.purged_ms {
         if now < p + PURGE_GRACE_MS {
-            return Err(ApiError::new(StatusCode::GONE, "run_expired", "the run passed its ttl and was purged").retryable(false));
+            return Err(ApiError::new(
+                StatusCode::GONE,
+                "run_expired",
+                "the run passed its ttl and was purged",
+            )
+            .retryable(false));
         }
         return Err(ApiError::not_found("run"));
     }
@@ -190,44 +250,92 @@ pub fn render(app: &App, run: &CapRun) -> Value {
 }
 
 /// `GET /v1/runs/:id`.
-pub async fn get(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path(id): Path<String>, RawQuery(q): RawQuery) -> ApiResult<Json<Value>> {
+pub async fn get(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path(id): Path<String>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Json<Value>> {
     let q = body::query_pairs(q.as_deref());
     let wait = body::wait(&q, 0)?;
     let run = hold(&app, &c, &id, wait).await?;
     Ok(Json(render(&app, &run)))
 }
 
-const STATUSES: &[&str] = &["processing", "processed", "failed", "cancelled", "expired", "needs_input"];
+const STATUSES: &[&str] = &[
+    "processing",
+    "processed",
+    "failed",
+    "cancelled",
+    "expired",
+    "needs_input",
+];
 
 /// `GET /v1/runs`: newest first; `object`, `status`, `limit` 1..50 (20), `cursor`, up to three `metadata.k=v`.
-pub async fn list(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, RawQuery(q): RawQuery) -> ApiResult<Json<Value>> {
+pub async fn list(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Json<Value>> {
     let q = body::query_pairs(q.as_deref());
     let limit = match body::q_get(&q, "limit") {
         None => 20,
-        Some(l) => l.parse::<usize>().ok().filter(|l| (1..=50).contains(l)).ok_or_else(|| ApiError::field("limit", "must be an integer from 1 to 50"))?,
+        Some(l) => l
+            .parse::<usize>()
+            .ok()
+            .filter(|l| (1..=50).contains(l))
+            .ok_or_else(|| ApiError::field("limit", "must be an integer from 1 to 50"))?,
     };
     let status = body::q_get(&q, "status");
     if let Some(s) = &status {
         if !STATUSES.contains(&s.as_str()) {
-            return Err(ApiError::field("status", "must be one of processing, processed, failed, cancelled, expired, needs_input"));
+            return Err(ApiError::field(
+                "status",
+                "must be one of processing, processed, failed, cancelled, expired, needs_input",
+            ));
         }
     }
     let object = body::q_get(&q, "object");
     let cursor = match body::q_get(&q, "cursor") {
         None => None,
-        Some(cur) => Some(cur.strip_prefix("cur_").and_then(|n| n.parse::<u64>().ok()).ok_or_else(|| ApiError::field("cursor", "is not a cursor returned by this list"))?),
+        Some(cur) => Some(
+            cur.strip_prefix("cur_")
+                .and_then(|n| n.parse::<u64>().ok())
+                .ok_or_else(|| {
+                    ApiError::field("cursor", "is not a cursor returned by this list")
+                })?,
+        ),
     };
-    let filters: Vec<(String, String)> = q.iter().filter_map(|(k, v)| k.strip_prefix("metadata.").map(|k| (k.to_string(), v.clone()))).collect();
+    let filters: Vec<(String, String)> = q
+        .iter()
+        .filter_map(|(k, v)| {
+            k.strip_prefix("metadata.")
+                .map(|k| (k.to_string(), v.clone()))
+        })
+        .collect();
     if filters.len() > 3 {
-        return Err(ApiError::field("metadata", "at most three metadata filters"));
+        return Err(ApiError::field(
+            "metadata",
+            "at most three metadata filters",
+        ));
     }
     for (k, v) in &q {
-        if !["limit", "status", "object", "cursor"].contains(&k.as_str()) && !k.starts_with("metadata.") {
-            return Err(ApiError::field(k, &format!("unknown query parameter (value `{v}`)")));
+        if !["limit", "status", "object", "cursor"].contains(&k.as_str())
+            && !k.starts_with("metadata.")
+        {
+            return Err(ApiError::field(
+                k,
+                &format!("unknown query parameter (value `{v}`)"),
+            ));
         }
     }
     let now = app.now_ms();
-    let ids: Vec<String> = lock(&app.state).runs.values().filter(|r| r.org == c.org).map(|r| r.id.clone()).collect();
+    let ids: Vec<String> = lock(&app.state)
+        .runs
+        .values()
+        .filter(|r| r.org == c.org)
+        .map(|r| r.id.clone())
+        .collect();
     let mut out = Outbox::new();
     let mut st = lock(&app.state);
     for id in &ids {
@@ -236,43 +344,71 @@ pub async fn list(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>
     let mut rows: Vec<&CapRun> = st
         .runs
         .values()
-        .filter(|r| r.org == c.org && !r.deleted && r.purged_ms.is_none_or(|p| now < p + PURGE_GRACE_MS))
+        .filter(|r| {
+            r.org == c.org && !r.deleted && r.purged_ms.is_none_or(|p| now < p + PURGE_GRACE_MS)
+        })
         .filter(|r| object.as_ref().is_none_or(|o| &r.object == o))
         .filter(|r| status.as_ref().is_none_or(|s| &r.status == s))
         .filter(|r| cursor.is_none_or(|c| r.seq < c))
         .filter(|r| {
             filters.iter().all(|(k, v)| {
-                r.metadata.as_ref().and_then(|m| m.get(k)).is_some_and(|x| x.as_str().map(String::from).unwrap_or_else(|| x.to_string()) == *v)
+                r.metadata.as_ref().and_then(|m| m.get(k)).is_some_and(|x| {
+                    x.as_str()
+                        .map(String::from)
+                        .unwrap_or_else(|| x.to_string())
+                        == *v
+                })
             })
         })
         .collect();
-    rows.sort_by(|a, b| b.seq.cmp(&a.seq));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.seq));
     let has_more = rows.len() > limit;
     rows.truncate(limit);
-    let next = if has_more { rows.last().map(|r| format!("cur_{}", r.seq)) } else { None };
+    let next = if has_more {
+        rows.last().map(|r| format!("cur_{}", r.seq))
+    } else {
+        None
+    };
     let data: Vec<Value> = rows.iter().map(|r| run_json(&app, &st, r)).collect();
     drop(st);
     dispatch(&app, out);
-    Ok(Json(json!({"object": "list", "data": data, "has_more": has_more, "cursor": next})))
+    Ok(Json(
+        json!({"object": "list", "data": data, "has_more": has_more, "cursor": next}),
+    ))
 }
 
 /// `POST /v1/runs/:id/cancel`.
-pub async fn cancel(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn cancel(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
     let run = load(&app, &c, &id)?;
     if !matches!(run.status.as_str(), "queued" | "processing" | "needs_input") {
-        return Err(ApiError::conflict("run_not_cancellable", format!("the run is already {}", run.status)));
+        return Err(ApiError::conflict(
+            "run_not_cancellable",
+            format!("the run is already {}", run.status),
+        ));
     }
     let now = app.now_ms();
     let mut out = Outbox::new();
     let rendered = {
         let mut st = lock(&app.state);
-        let mut r = st.runs.remove(&id).ok_or_else(|| ApiError::not_found("run"))?;
+        let mut r = st
+            .runs
+            .remove(&id)
+            .ok_or_else(|| ApiError::not_found("run"))?;
         r.status = "cancelled".into();
         r.output = None;
         if r.expires_ms.is_none() && r.space_id.is_none() {
             r.expires_ms = Some(r.created_ms + r.ttl * 1000);
         }
-        let ev = event(&r, "processing.completed", now, json!({"object": r.object, "id": r.id, "status": "cancelled"}));
+        let ev = event(
+            &r,
+            "processing.completed",
+            now,
+            json!({"object": r.object, "id": r.id, "status": "cancelled"}),
+        );
         push(&mut out, &r, ev);
         let v = run_json(&app, &st, &r);
         st.runs.insert(id.clone(), r);
@@ -284,7 +420,11 @@ pub async fn cancel(AxState(app): AxState<Shared>, Extension(c): Extension<Calle
 }
 
 /// `DELETE /v1/runs/:id`: purge now; 204, again 204; never-existing id 404.
-pub async fn delete(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path(id): Path<String>) -> ApiResult<StatusCode> {
+pub async fn delete(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
     let mut st = lock(&app.state);
     let Some(mut run) = st.runs.remove(&id).filter(|r| r.org == c.org) else {
         return Err(ApiError::not_found("run"));
@@ -299,37 +439,63 @@ pub async fn delete(AxState(app): AxState<Shared>, Extension(c): Extension<Calle
 }
 
 /// `POST /v1/runs/:id/keep`: body `{spaceId}` or `{space: name}` (or empty: the organization's default space).
-pub async fn keep(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path(id): Path<String>, raw: Bytes) -> ApiResult<Json<Value>> {
+pub async fn keep(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path(id): Path<String>,
+    raw: Bytes,
+) -> ApiResult<Json<Value>> {
     let b = body::object(&raw)?;
     let run = load(&app, &c, &id)?;
     let space_id = body::opt_str(&b, "spaceId")?;
     let space_name = match b.get("space") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Object(o)) => Some(o.get("name").and_then(Value::as_str).ok_or_else(|| ApiError::field("space.name", "is required"))?.to_string()),
+        Some(Value::Object(o)) => Some(
+            o.get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| ApiError::field("space.name", "is required"))?
+                .to_string(),
+        ),
         Some(_) => return Err(ApiError::field("space", "must be a name or {name}")),
     };
     if space_id.is_some() && space_name.is_some() {
         return Err(ApiError::bad("spaceId and space are mutually exclusive"));
     }
     if run.status != "processed" && run.status != "failed" && run.status != "cancelled" {
-        return Err(ApiError::conflict("pipeline_running", "the run is not finished; keep it once it is processed"));
+        return Err(ApiError::conflict(
+            "pipeline_running",
+            "the run is not finished; keep it once it is processed",
+        ));
     }
     let mut st = lock(&app.state);
     let now = app.now_ms();
     let target = match (space_id, space_name) {
         (Some(sid), _) => {
-            if !st.spaces.get(&sid).is_some_and(|s| s.org == c.org) {
-                return Err(ApiError::new(StatusCode::NOT_FOUND, "not_found", "spaceId: no such space"));
+            if st.spaces.get(&sid).is_none_or(|s| s.org != c.org) {
+                return Err(ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    "not_found",
+                    "spaceId: no such space",
+                ));
             }
             sid
         }
         (None, name) => {
             let name = name.unwrap_or_else(|| "Default".into());
-            match st.spaces.values().find(|s| s.org == c.org && s.name == name) {
+            match st
+                .spaces
+                .values()
+                .find(|s| s.org == c.org && s.name == name)
+            {
                 Some(s) => s.id.clone(),
                 None => {
-                    let s = Space { id: new_id("spc_"), org: c.org.clone(), name, created_ms: now };
+                    let s = Space {
+                        id: new_id("spc_"),
+                        org: c.org.clone(),
+                        name,
+                        created_ms: now,
+                    };
                     let sid = s.id.clone();
                     st.spaces.insert(sid.clone(), s);
                     sid
@@ -339,33 +505,59 @@ pub async fn keep(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>
     };
     if let Some(existing) = &run.space_id {
         if existing != &target {
-            return Err(ApiError::conflict("already_kept", "the run is already kept in another space"));
+            return Err(ApiError::conflict(
+                "already_kept",
+                "the run is already kept in another space",
+            ));
         }
     }
-    let r = st.runs.get_mut(&id).ok_or_else(|| ApiError::not_found("run"))?;
+    let r = st
+        .runs
+        .get_mut(&id)
+        .ok_or_else(|| ApiError::not_found("run"))?;
     r.space_id = Some(target);
     r.expires_ms = None;
     let snapshot = r.clone();
-    st.files.iter_mut().filter(|(_, f)| f.run_id.as_deref() == Some(id.as_str())).for_each(|(_, f)| f.run_id = None);
+    st.files
+        .iter_mut()
+        .filter(|(_, f)| f.run_id.as_deref() == Some(id.as_str()))
+        .for_each(|(_, f)| f.run_id = None);
     let v = run_json(&app, &st, &snapshot);
     app.mark_dirty();
     Ok(Json(v))
 }
 
 /// `GET /v1/runs/:id/output/:name`: 302 to a signed URL; 409 `output_not_ready` while the file settles.
-pub async fn output(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path((id, name)): Path<(String, String)>) -> ApiResult<Response> {
+pub async fn output(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path((id, name)): Path<(String, String)>,
+) -> ApiResult<Response> {
     let run = load(&app, &c, &id)?;
-    let not_ready = || ApiError::conflict("output_not_ready", "the output file is still settling; retry shortly").retryable(true);
+    let not_ready = || {
+        ApiError::conflict(
+            "output_not_ready",
+            "the output file is still settling; retry shortly",
+        )
+        .retryable(true)
+    };
     if run.status != "processed" {
         if matches!(run.status.as_str(), "processing" | "queued" | "needs_input") {
             return Err(not_ready());
         }
         return Err(ApiError::not_found("output"));
     }
-    let fid = run.produced.iter().find(|(n, _)| *n == name).map(|(_, f)| f.clone()).ok_or_else(|| ApiError::not_found("output"))?;
+    let fid = run
+        .produced
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, f)| f.clone())
+        .ok_or_else(|| ApiError::not_found("output"))?;
     let ready = {
         let st = lock(&app.state);
-        st.files.get(&fid).is_some_and(|f| crate::files::file_status(f, app.now_ms()) == "ready")
+        st.files
+            .get(&fid)
+            .is_some_and(|f| crate::files::file_status(f, app.now_ms()) == "ready")
     };
     if !ready {
         return Err(not_ready());

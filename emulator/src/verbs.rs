@@ -38,17 +38,33 @@ struct Common {
     idem: Option<String>,
 }
 
-fn common(app: &App, c: &Caller, verb: &str, b: &Map<String, Value>, q: &[(String, String)], h: &HeaderMap) -> ApiResult<Common> {
+fn common(
+    app: &App,
+    c: &Caller,
+    verb: &str,
+    b: &Map<String, Value>,
+    q: &[(String, String)],
+    h: &HeaderMap,
+) -> ApiResult<Common> {
     let wait = body::wait(q, 60)?;
     let metadata = body::metadata(b)?;
     let webhook = body::webhook(b, app.config.allow_http_webhooks)?;
     crate::webhooks::check_ref(&lock(&app.state), &c.org, &webhook)?;
     let ttl = match b.get("ttl") {
         None | Some(Value::Null) => TTL_DEFAULT,
-        Some(v) => v.as_i64().filter(|t| (1..=TTL_MAX).contains(t)).ok_or_else(|| ApiError::field("ttl", "must be whole seconds from 1 to 604800"))?,
+        Some(v) => v
+            .as_i64()
+            .filter(|t| (1..=TTL_MAX).contains(t))
+            .ok_or_else(|| ApiError::field("ttl", "must be whole seconds from 1 to 604800"))?,
     };
     let idem = body::idempotency_key(h).map(|k| format!("{}|{verb}|{k}", c.org));
-    Ok(Common { metadata, webhook, ttl, wait, idem })
+    Ok(Common {
+        metadata,
+        webhook,
+        ttl,
+        wait,
+        idem,
+    })
 }
 
 /// An input document resolved to text.
@@ -64,37 +80,68 @@ struct Input {
 async fn input(app: &App, c: &Caller, v: &Value, path: &str, run_id: &str) -> ApiResult<Input> {
     let id = resolve_ref(app, &c.org, v, path, Some(run_id)).await?;
     let st = lock(&app.state);
-    let f = st.files.get(&id).ok_or_else(|| ApiError::not_found("file"))?;
+    let f = st
+        .files
+        .get(&id)
+        .ok_or_else(|| ApiError::not_found("file"))?;
     if file_status(f, app.now_ms()) == "awaiting_upload" {
-        return Err(ApiError::conflict("file_not_ready", format!("{path}: the file's upload has not arrived yet")));
+        return Err(ApiError::conflict(
+            "file_not_ready",
+            format!("{path}: the file's upload has not arrived yet"),
+        ));
     }
-    Ok(Input { id: f.id.clone(), name: f.name.clone(), mime: f.mime_type.clone(), bytes: f.bytes.clone(), ready_ms: f.ready_ms })
+    Ok(Input {
+        id: f.id.clone(),
+        name: f.name.clone(),
+        mime: f.mime_type.clone(),
+        bytes: f.bytes.clone(),
+        ready_ms: f.ready_ms,
+    })
 }
 
 fn doc_of(i: &Input, path: &str) -> ApiResult<DocText> {
     text_of(&i.bytes, &i.mime).map_err(|e| match e {
-        DocError::Ineligible(m) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "file_ineligible", format!("{path}: {m}")),
-        DocError::Unreadable(m) => ApiError::new(StatusCode::BAD_GATEWAY, "file_unreadable", format!("{path}: {m}")),
+        DocError::Ineligible(m) => ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "file_ineligible",
+            format!("{path}: {m}"),
+        ),
+        DocError::Unreadable(m) => ApiError::new(
+            StatusCode::BAD_GATEWAY,
+            "file_unreadable",
+            format!("{path}: {m}"),
+        ),
     })
 }
 
-fn single<'a>(b: &'a Map<String, Value>) -> ApiResult<&'a Value> {
+fn single(b: &Map<String, Value>) -> ApiResult<&Value> {
     if b.contains_key("file") && b.contains_key("files") {
-        return Err(ApiError::bad("file and files are mutually exclusive; this verb takes file"));
+        return Err(ApiError::bad(
+            "file and files are mutually exclusive; this verb takes file",
+        ));
     }
     if b.contains_key("files") {
-        return Err(ApiError::field("files", "this verb takes a single file; send file"));
+        return Err(ApiError::field(
+            "files",
+            "this verb takes a single file; send file",
+        ));
     }
-    b.get("file").ok_or_else(|| ApiError::field("file", "is required"))
+    b.get("file")
+        .ok_or_else(|| ApiError::field("file", "is required"))
 }
 
 fn many(b: &Map<String, Value>) -> ApiResult<Vec<Value>> {
     if b.contains_key("file") && b.contains_key("files") {
-        return Err(ApiError::bad("file and files are mutually exclusive; this verb takes files"));
+        return Err(ApiError::bad(
+            "file and files are mutually exclusive; this verb takes files",
+        ));
     }
     match b.get("files") {
         Some(Value::Array(a)) if !a.is_empty() && a.len() <= 100 => Ok(a.clone()),
-        Some(Value::Array(_)) => Err(ApiError::field("files", "must hold 1 to 100 file references")),
+        Some(Value::Array(_)) => Err(ApiError::field(
+            "files",
+            "must hold 1 to 100 file references",
+        )),
         Some(_) => Err(ApiError::field("files", "must be an array")),
         None => Err(ApiError::field("files", "is required")),
     }
@@ -104,16 +151,24 @@ fn replay(app: &Shared, c: &Caller, key: &Option<String>) -> Option<ApiResult<Re
     let k = key.as_ref()?;
     let id = lock(&app.state).idempotency.get(k).cloned()?;
     Some((|| {
-        let run = lock(&app.state).runs.get(&id).cloned().filter(|r| r.org == c.org).ok_or_else(|| ApiError::not_found("run"))?;
+        let run = lock(&app.state)
+            .runs
+            .get(&id)
+            .cloned()
+            .filter(|r| r.org == c.org)
+            .ok_or_else(|| ApiError::not_found("run"))?;
         let mut r = respond(app, &run);
-        r.headers_mut().insert("idempotent-replay", HeaderValue::from_static("true"));
+        r.headers_mut()
+            .insert("idempotent-replay", HeaderValue::from_static("true"));
         Ok(r)
     })())
 }
 
 fn respond(app: &Shared, run: &CapRun) -> Response {
     match run.status.as_str() {
-        "processed" | "failed" | "cancelled" => (StatusCode::OK, Json(runs::render(app, run))).into_response(),
+        "processed" | "failed" | "cancelled" => {
+            (StatusCode::OK, Json(runs::render(app, run))).into_response()
+        }
         "needs_input" => (StatusCode::ACCEPTED, Json(runs::render(app, run))).into_response(),
         _ => (StatusCode::ACCEPTED, Json(runs::handle_json(run))).into_response(),
     }
@@ -128,9 +183,23 @@ struct Done {
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn finish(app: &Shared, c: &Caller, id: String, object: &str, cm: Common, inputs: &[Input], done: Done, envelope: Option<Value>) -> ApiResult<Response> {
+async fn finish(
+    app: &Shared,
+    c: &Caller,
+    id: String,
+    object: &str,
+    cm: Common,
+    inputs: &[Input],
+    done: Done,
+    envelope: Option<Value>,
+) -> ApiResult<Response> {
     let now = app.now_ms();
-    let start = inputs.iter().map(|i| i.ready_ms).max().unwrap_or(now).max(now);
+    let start = inputs
+        .iter()
+        .map(|i| i.ready_ms)
+        .max()
+        .unwrap_or(now)
+        .max(now);
     let done_ms = start + app.delay_ms(PROCESS_MS);
     let settle = done_ms + app.delay_ms(SETTLE_MS);
     let mut out = Outbox::new();
@@ -152,7 +221,11 @@ async fn finish(app: &Shared, c: &Caller, id: String, object: &str, cm: Common, 
             id: id.clone(),
             org: c.org.clone(),
             object: object.into(),
-            status: if envelope.is_some() { "needs_input".into() } else { "processing".into() },
+            status: if envelope.is_some() {
+                "needs_input".into()
+            } else {
+                "processing".into()
+            },
             config: done.config,
             output: Some(output),
             error: None,
@@ -160,7 +233,11 @@ async fn finish(app: &Shared, c: &Caller, id: String, object: &str, cm: Common, 
             webhook: cm.webhook,
             created_ms: now,
             done_ms,
-            expires_ms: if envelope.is_some() { None } else { Some(now + cm.ttl * 1000) },
+            expires_ms: if envelope.is_some() {
+                None
+            } else {
+                Some(now + cm.ttl * 1000)
+            },
             ttl: cm.ttl,
             space_id: None,
             produced,
@@ -180,7 +257,9 @@ async fn finish(app: &Shared, c: &Caller, id: String, object: &str, cm: Common, 
     };
     app.mark_dirty();
     runs::dispatch(app, out);
-    let Some(run) = run else { return Err(ApiError::internal("run vanished")) };
+    let Some(run) = run else {
+        return Err(ApiError::internal("run vanished"));
+    };
     if run.status == "needs_input" {
         return Ok(respond(app, &run));
     }
@@ -226,15 +305,26 @@ fn stem(name: &str) -> &str {
 }
 
 /// Parses and checks extract options; returns `(schema, source, citations, config)`.
-fn extract_config(st: &crate::state::State, org: &str, b: &Map<String, Value>, batch: bool) -> ApiResult<(Value, &'static str, bool, Value)> {
+fn extract_config(
+    st: &crate::state::State,
+    org: &str,
+    b: &Map<String, Value>,
+    batch: bool,
+) -> ApiResult<(Value, &'static str, bool, Value)> {
     let schema = b.get("schema").filter(|v| !v.is_null());
     let hints = body::opt_str(b, "hints")?;
     let action = body::opt_str(b, "action")?;
     if batch && (schema.is_some() || hints.is_some()) {
-        return Err(ApiError::field(if schema.is_some() { "schema" } else { "hints" }, "extract/batch takes a saved action only, not schema or hints"));
+        return Err(ApiError::field(
+            if schema.is_some() { "schema" } else { "hints" },
+            "extract/batch takes a saved action only, not schema or hints",
+        ));
     }
     if hints.is_some() && (schema.is_some() || action.is_some()) {
-        return Err(ApiError::field("hints", "cannot be combined with schema or action; use instructions"));
+        return Err(ApiError::field(
+            "hints",
+            "cannot be combined with schema or action; use instructions",
+        ));
     }
     if schema.is_some() && action.is_some() {
         return Err(ApiError::bad("schema and action are mutually exclusive"));
@@ -246,7 +336,10 @@ fn extract_config(st: &crate::state::State, org: &str, b: &Map<String, Value>, b
     };
     let unit = body::opt_str(b, "unit")?.unwrap_or_else(|| "per_document".into());
     if !["per_document", "across_documents", "rows_per_document"].contains(&unit.as_str()) {
-        return Err(ApiError::field("unit", "must be per_document, across_documents or rows_per_document"));
+        return Err(ApiError::field(
+            "unit",
+            "must be per_document, across_documents or rows_per_document",
+        ));
     }
     let instructions = body::opt_str(b, "instructions")?;
     let (schema, source, saved_citations) = if let Some(s) = schema {
@@ -256,8 +349,16 @@ fn extract_config(st: &crate::state::State, org: &str, b: &Map<String, Value>, b
         (crate::extract::schema_from_hints(&h), "inferred", None)
     } else if let Some(a) = action {
         let act = crate::actions::resolve(st, org, &a, "extract")?;
-        let s = act.config.get("schema").cloned().ok_or_else(|| ApiError::field("action", "the saved action has no schema"))?;
-        (s, "saved", act.config.get("citations").and_then(Value::as_bool))
+        let s = act
+            .config
+            .get("schema")
+            .cloned()
+            .ok_or_else(|| ApiError::field("action", "the saved action has no schema"))?;
+        (
+            s,
+            "saved",
+            act.config.get("citations").and_then(Value::as_bool),
+        )
     } else {
         return Err(ApiError::field("schema", "give schema, hints or action"));
     };
@@ -293,7 +394,9 @@ fn extract_output(schema: &Value, citations: bool, docs: &[(Input, DocText)]) ->
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> ApiResult<T> {
-    tokio::task::spawn_blocking(f).await.map_err(|_| ApiError::internal("document processing failed"))
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|_| ApiError::internal("document processing failed"))
 }
 
 macro_rules! verb_prelude {
@@ -306,7 +409,13 @@ macro_rules! verb_prelude {
 }
 
 /// `POST /v1/extract`.
-pub async fn extract(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, RawQuery(q): RawQuery, h: HeaderMap, raw: Bytes) -> ApiResult<Response> {
+pub async fn extract(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    RawQuery(q): RawQuery,
+    h: HeaderMap,
+    raw: Bytes,
+) -> ApiResult<Response> {
     let (b, cm) = verb_prelude!(app, c, q, h, raw, "extract");
     if let Some(r) = replay(&app, &c, &cm.idem) {
         return r;
@@ -318,11 +427,32 @@ pub async fn extract(AxState(app): AxState<Shared>, Extension(c): Extension<Call
     let d = doc_of(&inp, "file")?;
     let i2 = inp.clone();
     let output = blocking(move || extract_output(&schema, citations, &[(i2, d)])).await?;
-    finish(&app, &c, id, "extract_run", cm, &[inp], Done { config, output, produced: vec![], steps: vec![] }, None).await
+    finish(
+        &app,
+        &c,
+        id,
+        "extract_run",
+        cm,
+        &[inp],
+        Done {
+            config,
+            output,
+            produced: vec![],
+            steps: vec![],
+        },
+        None,
+    )
+    .await
 }
 
 /// `POST /v1/extract/batch`: always 202; one extract run per file; ignores `idempotency-key`.
-pub async fn extract_batch(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, RawQuery(q): RawQuery, h: HeaderMap, raw: Bytes) -> ApiResult<Response> {
+pub async fn extract_batch(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    RawQuery(q): RawQuery,
+    h: HeaderMap,
+    raw: Bytes,
+) -> ApiResult<Response> {
     let (b, mut cm) = verb_prelude!(app, c, q, h, raw, "extract_batch");
     cm.idem = None;
     if b.get("action").is_none() && b.get("schema").is_none() && b.get("hints").is_none() {
@@ -337,18 +467,48 @@ pub async fn extract_batch(AxState(app): AxState<Shared>, Extension(c): Extensio
         let d = doc_of(&inp, &format!("files[{n}]"))?;
         let (s, i2) = (schema.clone(), inp.clone());
         let output = blocking(move || extract_output(&s, citations, &[(i2, d)])).await?;
-        let sub = Common { metadata: cm.metadata.clone(), webhook: cm.webhook.clone(), ttl: cm.ttl, wait: 0, idem: None };
-        finish(&app, &c, id.clone(), "extract_run", sub, &[inp], Done { config: config.clone(), output, produced: vec![], steps: vec![] }, None).await?;
+        let sub = Common {
+            metadata: cm.metadata.clone(),
+            webhook: cm.webhook.clone(),
+            ttl: cm.ttl,
+            wait: 0,
+            idem: None,
+        };
+        finish(
+            &app,
+            &c,
+            id.clone(),
+            "extract_run",
+            sub,
+            &[inp],
+            Done {
+                config: config.clone(),
+                output,
+                produced: vec![],
+                steps: vec![],
+            },
+            None,
+        )
+        .await?;
         handles.push(json!({"object": "extract_run", "id": id, "status": "processing", "statusUrl": runs::status_url(&id)}));
     }
-    Ok((StatusCode::ACCEPTED, Json(json!({"object": "extract_batch", "id": new_id("exb_"), "runs": handles}))).into_response())
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({"object": "extract_batch", "id": new_id("exb_"), "runs": handles})),
+    )
+        .into_response())
 }
 
 fn parse_output(d: &DocText) -> Value {
     let markdown = if d.markdown {
         d.pages.join("\n\n")
     } else {
-        d.pages.iter().enumerate().map(|(i, p)| format!("<!-- page {} -->\n{}", i + 1, p.trim())).collect::<Vec<_>>().join("\n\n")
+        d.pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("<!-- page {} -->\n{}", i + 1, p.trim()))
+            .collect::<Vec<_>>()
+            .join("\n\n")
     };
     let pages: Vec<Value> = d
         .pages
@@ -360,7 +520,13 @@ fn parse_output(d: &DocText) -> Value {
 }
 
 /// `POST /v1/parse`.
-pub async fn parse(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, RawQuery(q): RawQuery, h: HeaderMap, raw: Bytes) -> ApiResult<Response> {
+pub async fn parse(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    RawQuery(q): RawQuery,
+    h: HeaderMap,
+    raw: Bytes,
+) -> ApiResult<Response> {
     let (b, cm) = verb_prelude!(app, c, q, h, raw, "parse");
     if let Some(r) = replay(&app, &c, &cm.idem) {
         return r;
@@ -370,41 +536,97 @@ pub async fn parse(AxState(app): AxState<Shared>, Extension(c): Extension<Caller
     let inp = input(&app, &c, f, "file", &id).await?;
     let d = doc_of(&inp, "file")?;
     let output = parse_output(&d);
-    finish(&app, &c, id, "parse_run", cm, &[inp], Done { config: json!({}), output, produced: vec![], steps: vec![] }, None).await
+    finish(
+        &app,
+        &c,
+        id,
+        "parse_run",
+        cm,
+        &[inp],
+        Done {
+            config: json!({}),
+            output,
+            produced: vec![],
+            steps: vec![],
+        },
+        None,
+    )
+    .await
 }
 
-fn redact_opts(st: &crate::state::State, org: &str, b: &Map<String, Value>) -> ApiResult<(Vec<String>, String)> {
+fn redact_opts(
+    st: &crate::state::State,
+    org: &str,
+    b: &Map<String, Value>,
+) -> ApiResult<(Vec<String>, String)> {
     let saved = match body::opt_str(b, "action")? {
         Some(a) => Some(crate::actions::resolve(st, org, &a, "redact")?.config),
         None => None,
     };
-    let cats_v = b.get("categories").cloned().or_else(|| saved.as_ref().and_then(|s| s.get("categories").cloned()));
+    let cats_v = b
+        .get("categories")
+        .cloned()
+        .or_else(|| saved.as_ref().and_then(|s| s.get("categories").cloned()));
     let cats_v = cats_v.ok_or_else(|| ApiError::field("categories", "is required"))?;
-    let arr = cats_v.as_array().filter(|a| !a.is_empty()).ok_or_else(|| ApiError::field("categories", "must be a non-empty array of strings"))?;
+    let arr = cats_v
+        .as_array()
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| ApiError::field("categories", "must be a non-empty array of strings"))?;
     let mut cats = Vec::new();
     for (i, v) in arr.iter().enumerate() {
         match v.as_str() {
             Some(s) if crate::redact::CATEGORIES.contains(&s) => cats.push(s.to_string()),
-            _ => return Err(ApiError::field(&format!("categories[{i}]"), "must be email, phone or name")),
+            _ => {
+                return Err(ApiError::field(
+                    &format!("categories[{i}]"),
+                    "must be email, phone or name",
+                ))
+            }
         }
     }
-    let mode = body::opt_str(b, "mode")?.or_else(|| saved.as_ref().and_then(|s| s.get("mode")).and_then(Value::as_str).map(String::from)).unwrap_or_else(|| "mask".into());
+    let mode = body::opt_str(b, "mode")?
+        .or_else(|| {
+            saved
+                .as_ref()
+                .and_then(|s| s.get("mode"))
+                .and_then(Value::as_str)
+                .map(String::from)
+        })
+        .unwrap_or_else(|| "mask".into());
     if mode != "mask" && mode != "remove" {
         return Err(ApiError::field("mode", "must be mask or remove"));
     }
     Ok((cats, mode))
 }
 
-fn redact_done(inp: &Input, d: &DocText, cats: &[String], mode: &str) -> (Value, (String, String, Vec<u8>)) {
+fn redact_done(
+    inp: &Input,
+    d: &DocText,
+    cats: &[String],
+    mode: &str,
+) -> (Value, (String, String, Vec<u8>)) {
     let text = d.pages.join("\u{c}");
     let (red, counts) = crate::redact::redact(&text, cats, mode);
-    let (ext, mime) = if d.markdown { ("md", "text/markdown") } else { ("txt", "text/plain") };
+    let (ext, mime) = if d.markdown {
+        ("md", "text/markdown")
+    } else {
+        ("txt", "text/plain")
+    };
     let name = format!("{}.redacted.{ext}", stem(&inp.name));
-    (json!({"file": file_ref_by_name(&name), "redactions": counts}), (name, mime.into(), red.into_bytes()))
+    (
+        json!({"file": file_ref_by_name(&name), "redactions": counts}),
+        (name, mime.into(), red.into_bytes()),
+    )
 }
 
 /// `POST /v1/redact`: returns a new file (text or markdown) with the categories removed.
-pub async fn redact(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, RawQuery(q): RawQuery, h: HeaderMap, raw: Bytes) -> ApiResult<Response> {
+pub async fn redact(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    RawQuery(q): RawQuery,
+    h: HeaderMap,
+    raw: Bytes,
+) -> ApiResult<Response> {
     let (b, cm) = verb_prelude!(app, c, q, h, raw, "redact");
     if let Some(r) = replay(&app, &c, &cm.idem) {
         return r;
@@ -416,24 +638,54 @@ pub async fn redact(AxState(app): AxState<Shared>, Extension(c): Extension<Calle
     let d = doc_of(&inp, "file")?;
     let (output, file) = redact_done(&inp, &d, &cats, &mode);
     let config = json!({"categories": cats, "mode": mode});
-    finish(&app, &c, id, "redact_run", cm, &[inp], Done { config, output, produced: vec![file], steps: vec![] }, None).await
+    finish(
+        &app,
+        &c,
+        id,
+        "redact_run",
+        cm,
+        &[inp],
+        Done {
+            config,
+            output,
+            produced: vec![file],
+            steps: vec![],
+        },
+        None,
+    )
+    .await
 }
 
 /// `POST /v1/fill`: `template {id}` plus exactly one of `values` or `files[]`; output is a text rendition.
-pub async fn fill(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, RawQuery(q): RawQuery, h: HeaderMap, raw: Bytes) -> ApiResult<Response> {
+pub async fn fill(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    RawQuery(q): RawQuery,
+    h: HeaderMap,
+    raw: Bytes,
+) -> ApiResult<Response> {
     let (b, cm) = verb_prelude!(app, c, q, h, raw, "fill");
     if let Some(r) = replay(&app, &c, &cm.idem) {
         return r;
     }
-    let tpl = b.get("template").filter(|t| t.get("id").is_some_and(Value::is_string)).ok_or_else(|| ApiError::field("template", "must be {id} of a registered file"))?;
+    let tpl = b
+        .get("template")
+        .filter(|t| t.get("id").is_some_and(Value::is_string))
+        .ok_or_else(|| ApiError::field("template", "must be {id} of a registered file"))?;
     let saved = match body::opt_str(&b, "action")? {
         Some(a) => Some(crate::actions::resolve(&lock(&app.state), &c.org, &a, "fill")?.config),
         None => None,
     };
-    let values = b.get("values").cloned().or_else(|| saved.as_ref().and_then(|s| s.get("values").cloned()));
+    let values = b
+        .get("values")
+        .cloned()
+        .or_else(|| saved.as_ref().and_then(|s| s.get("values").cloned()));
     let files = b.get("files");
     if values.is_some() == files.is_some() {
-        return Err(ApiError::field("values", "send exactly one of values or files"));
+        return Err(ApiError::field(
+            "values",
+            "send exactly one of values or files",
+        ));
     }
     let out_kind = body::opt_str(&b, "output")?;
     let review = body::opt_str(&b, "review")?;
@@ -445,15 +697,24 @@ pub async fn fill(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>
     let mut inputs = vec![t.clone()];
     match (values, files) {
         (Some(v), None) => {
-            let v = v.as_object().cloned().ok_or_else(|| ApiError::field("values", "must be an object"))?;
+            let v = v
+                .as_object()
+                .cloned()
+                .ok_or_else(|| ApiError::field("values", "must be an object"))?;
             for l in &labels {
-                if let Some((_, val)) = v.iter().find(|(k, _)| crate::extract::words_of(k) == l.label) {
+                if let Some((_, val)) = v
+                    .iter()
+                    .find(|(k, _)| crate::extract::words_of(k) == l.label)
+                {
                     filled.insert(l.label.join(" "), val.clone());
                 }
             }
         }
         (None, Some(fs)) => {
-            let arr = fs.as_array().filter(|a| !a.is_empty() && a.len() <= 100).ok_or_else(|| ApiError::field("files", "must hold 1 to 100 file references"))?;
+            let arr = fs
+                .as_array()
+                .filter(|a| !a.is_empty() && a.len() <= 100)
+                .ok_or_else(|| ApiError::field("files", "must hold 1 to 100 file references"))?;
             let mut docs = Vec::new();
             for (n, f) in arr.iter().enumerate() {
                 let i = input(&app, &c, f, &format!("files[{n}]"), &id).await?;
@@ -476,11 +737,16 @@ pub async fn fill(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>
     let mut text = String::new();
     for page in &td.pages {
         for line in page.lines() {
-            let key = line.split_once(':').map(|(l, _)| crate::extract::words_of(l).join(" "));
+            let key = line
+                .split_once(':')
+                .map(|(l, _)| crate::extract::words_of(l).join(" "));
             match key.and_then(|k| filled.get(&k).map(|v| (k, v))) {
                 Some((_, v)) => {
                     let label = line.split_once(':').map(|(l, _)| l).unwrap_or(line);
-                    let shown = v.as_str().map(String::from).unwrap_or_else(|| v.to_string());
+                    let shown = v
+                        .as_str()
+                        .map(String::from)
+                        .unwrap_or_else(|| v.to_string());
                     text.push_str(&format!("{label}: {shown}\n"));
                 }
                 None => {
@@ -490,15 +756,40 @@ pub async fn fill(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>
             }
         }
     }
-    let unfilled: Vec<String> = labels.iter().map(|l| l.label.join(" ")).filter(|k| !filled.contains_key(k)).collect();
+    let unfilled: Vec<String> = labels
+        .iter()
+        .map(|l| l.label.join(" "))
+        .filter(|k| !filled.contains_key(k))
+        .collect();
     let name = format!("{}.filled.txt", stem(&t.name));
     let output = json!({"file": file_ref_by_name(&name), "values": filled, "unfilled": unfilled});
     let config = json!({"template": {"id": t.id}, "output": out_kind, "review": review});
-    finish(&app, &c, id, "fill_run", cm, &inputs, Done { config, output, produced: vec![(name, "text/plain".into(), text.into_bytes())], steps: vec![] }, None).await
+    finish(
+        &app,
+        &c,
+        id,
+        "fill_run",
+        cm,
+        &inputs,
+        Done {
+            config,
+            output,
+            produced: vec![(name, "text/plain".into(), text.into_bytes())],
+            steps: vec![],
+        },
+        None,
+    )
+    .await
 }
 
 /// `POST /v1/sign`: always 202 `needs_input` with an `envelopeUrl`; exempt from the purge while the envelope is open.
-pub async fn sign(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, RawQuery(q): RawQuery, h: HeaderMap, raw: Bytes) -> ApiResult<Response> {
+pub async fn sign(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    RawQuery(q): RawQuery,
+    h: HeaderMap,
+    raw: Bytes,
+) -> ApiResult<Response> {
     let (b, cm) = verb_prelude!(app, c, q, h, raw, "sign");
     if let Some(r) = replay(&app, &c, &cm.idem) {
         return r;
@@ -507,46 +798,111 @@ pub async fn sign(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>
     if let Some(a) = body::opt_str(&b, "action")? {
         crate::actions::resolve(&lock(&app.state), &c.org, &a, "sign")?;
     }
-    let arr = b.get("signers").and_then(Value::as_array).filter(|a| !a.is_empty()).ok_or_else(|| ApiError::field("signers", "must be a non-empty array of {name, email}"))?;
+    let arr = b
+        .get("signers")
+        .and_then(Value::as_array)
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| ApiError::field("signers", "must be a non-empty array of {name, email}"))?;
     let mut signers = Vec::new();
     for (i, s) in arr.iter().enumerate() {
-        let name = s.get("name").and_then(Value::as_str).filter(|n| !n.trim().is_empty()).ok_or_else(|| ApiError::field(&format!("signers[{i}].name"), "is required"))?;
-        let email = s.get("email").and_then(Value::as_str).filter(|e| e.contains('@')).ok_or_else(|| ApiError::field(&format!("signers[{i}].email"), "must be an email address"))?;
+        let name = s
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.trim().is_empty())
+            .ok_or_else(|| ApiError::field(&format!("signers[{i}].name"), "is required"))?;
+        let email = s
+            .get("email")
+            .and_then(Value::as_str)
+            .filter(|e| e.contains('@'))
+            .ok_or_else(|| {
+                ApiError::field(&format!("signers[{i}].email"), "must be an email address")
+            })?;
         signers.push(json!({"name": name, "email": email, "status": "pending", "signedAt": null}));
     }
     let id = new_id("sgr_");
     let inp = input(&app, &c, f, "file", &id).await?;
-    let name = format!("{}.signed.{}", stem(&inp.name), inp.name.rsplit_once('.').map(|(_, e)| e).unwrap_or("bin"));
+    let name = format!(
+        "{}.signed.{}",
+        stem(&inp.name),
+        inp.name.rsplit_once('.').map(|(_, e)| e).unwrap_or("bin")
+    );
     let output = json!({"file": file_ref_by_name(&name)});
     let config = json!({"signers": signers.iter().map(|s| json!({"name": s["name"], "email": s["email"]})).collect::<Vec<_>>()});
     let produced = vec![(name, inp.mime.clone(), inp.bytes.clone())];
     let envelope = json!({"signers": signers});
-    finish(&app, &c, id, "sign_run", cm, &[inp], Done { config, output, produced, steps: vec![] }, Some(envelope)).await
+    finish(
+        &app,
+        &c,
+        id,
+        "sign_run",
+        cm,
+        &[inp],
+        Done {
+            config,
+            output,
+            produced,
+            steps: vec![],
+        },
+        Some(envelope),
+    )
+    .await
 }
 
 /// `GET /envelopes/:id` (the signing page, JSON; no bearer).
-pub async fn envelope_get(AxState(app): AxState<Shared>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn envelope_get(
+    AxState(app): AxState<Shared>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
     let st = lock(&app.state);
-    let r = st.runs.get(&id).filter(|r| r.object == "sign_run" && !r.deleted).ok_or_else(|| ApiError::not_found("envelope"))?;
-    Ok(Json(json!({"object": "envelope", "runId": r.id, "status": r.status, "signers": r.envelope.as_ref().and_then(|e| e.get("signers")).cloned()})))
+    let r = st
+        .runs
+        .get(&id)
+        .filter(|r| r.object == "sign_run" && !r.deleted)
+        .ok_or_else(|| ApiError::not_found("envelope"))?;
+    Ok(Json(
+        json!({"object": "envelope", "runId": r.id, "status": r.status, "signers": r.envelope.as_ref().and_then(|e| e.get("signers")).cloned()}),
+    ))
 }
 
 /// `POST /envelopes/:id/sign` `{email}`: a signer signs; when all have signed, the run becomes `processed`.
-pub async fn envelope_sign(AxState(app): AxState<Shared>, Path(id): Path<String>, raw: Bytes) -> ApiResult<Json<Value>> {
+pub async fn envelope_sign(
+    AxState(app): AxState<Shared>,
+    Path(id): Path<String>,
+    raw: Bytes,
+) -> ApiResult<Json<Value>> {
     let b = body::object(&raw)?;
-    let email = body::opt_str(&b, "email")?.ok_or_else(|| ApiError::field("email", "is required"))?;
+    let email =
+        body::opt_str(&b, "email")?.ok_or_else(|| ApiError::field("email", "is required"))?;
     let now = app.now_ms();
     let mut out = Outbox::new();
     let v = {
         let mut st = lock(&app.state);
-        let r = st.runs.get_mut(&id).filter(|r| r.object == "sign_run" && !r.deleted).ok_or_else(|| ApiError::not_found("envelope"))?;
+        let r = st
+            .runs
+            .get_mut(&id)
+            .filter(|r| r.object == "sign_run" && !r.deleted)
+            .ok_or_else(|| ApiError::not_found("envelope"))?;
         if r.status != "needs_input" {
-            return Err(ApiError::conflict("envelope_closed", format!("the envelope is closed (run {})", r.status)));
+            return Err(ApiError::conflict(
+                "envelope_closed",
+                format!("the envelope is closed (run {})", r.status),
+            ));
         }
-        let signers = r.envelope.as_mut().and_then(|e| e.get_mut("signers")).and_then(Value::as_array_mut).ok_or_else(|| ApiError::internal("envelope without signers"))?;
-        let s = signers.iter_mut().find(|s| s["email"] == email.as_str()).ok_or_else(|| ApiError::field("email", "is not a signer of this envelope"))?;
+        let signers = r
+            .envelope
+            .as_mut()
+            .and_then(|e| e.get_mut("signers"))
+            .and_then(Value::as_array_mut)
+            .ok_or_else(|| ApiError::internal("envelope without signers"))?;
+        let s = signers
+            .iter_mut()
+            .find(|s| s["email"] == email.as_str())
+            .ok_or_else(|| ApiError::field("email", "is not a signer of this envelope"))?;
         if s["status"] == "signed" {
-            return Err(ApiError::conflict("already_signed", "this signer has already signed"));
+            return Err(ApiError::conflict(
+                "already_signed",
+                "this signer has already signed",
+            ));
         }
         s["status"] = "signed".into();
         s["signedAt"] = iso(now).into();
@@ -564,7 +920,10 @@ pub async fn envelope_sign(AxState(app): AxState<Shared>, Path(id): Path<String>
             }
             out = runs::materialize(&mut st, &id, now);
         }
-        let r = st.runs.get(&id).ok_or_else(|| ApiError::not_found("envelope"))?;
+        let r = st
+            .runs
+            .get(&id)
+            .ok_or_else(|| ApiError::not_found("envelope"))?;
         json!({"object": "envelope", "runId": r.id, "status": r.status, "signers": r.envelope.as_ref().and_then(|e| e.get("signers")).cloned()})
     };
     app.mark_dirty();
@@ -574,13 +933,24 @@ pub async fn envelope_sign(AxState(app): AxState<Shared>, Path(id): Path<String>
 
 /// `POST /v1/pipeline`: `files[]` and `steps[]` (each `{extract: {...}}`, `{parse: {}}` or `{redact: {...}}`),
 /// run in parallel over the same files, never chained.
-pub async fn pipeline(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, RawQuery(q): RawQuery, h: HeaderMap, raw: Bytes) -> ApiResult<Response> {
+pub async fn pipeline(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    RawQuery(q): RawQuery,
+    h: HeaderMap,
+    raw: Bytes,
+) -> ApiResult<Response> {
     let (b, cm) = verb_prelude!(app, c, q, h, raw, "pipeline");
     if let Some(r) = replay(&app, &c, &cm.idem) {
         return r;
     }
     let files = many(&b)?;
-    let steps = b.get("steps").and_then(Value::as_array).filter(|s| !s.is_empty()).ok_or_else(|| ApiError::field("steps", "must be a non-empty array"))?.clone();
+    let steps = b
+        .get("steps")
+        .and_then(Value::as_array)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| ApiError::field("steps", "must be a non-empty array"))?
+        .clone();
     enum Step {
         Extract(Value, bool),
         Parse,
@@ -589,13 +959,25 @@ pub async fn pipeline(AxState(app): AxState<Shared>, Extension(c): Extension<Cal
     let mut plan = Vec::new();
     let mut names = Vec::new();
     for (i, s) in steps.iter().enumerate() {
-        let o = s.as_object().filter(|o| o.len() == 1).ok_or_else(|| ApiError::field(&format!("steps[{i}]"), "must be an object with exactly one capability key"))?;
-        let (cap, cfg) = o.iter().next().ok_or_else(|| ApiError::field(&format!("steps[{i}]"), "is empty"))?;
+        let o = s.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
+            ApiError::field(
+                &format!("steps[{i}]"),
+                "must be an object with exactly one capability key",
+            )
+        })?;
+        let (cap, cfg) = o
+            .iter()
+            .next()
+            .ok_or_else(|| ApiError::field(&format!("steps[{i}]"), "is empty"))?;
         let cfg = cfg.as_object().cloned().unwrap_or_default();
-        let prefix = |e: ApiError| ApiError { message: format!("steps[{i}].{cap}.{}", e.message), ..e };
+        let prefix = |e: ApiError| ApiError {
+            message: format!("steps[{i}].{cap}.{}", e.message),
+            ..e
+        };
         match cap.as_str() {
             "extract" => {
-                let (schema, _, cit, _) = extract_config(&lock(&app.state), &c.org, &cfg, false).map_err(prefix)?;
+                let (schema, _, cit, _) =
+                    extract_config(&lock(&app.state), &c.org, &cfg, false).map_err(prefix)?;
                 plan.push(Step::Extract(schema, cit));
             }
             "parse" => plan.push(Step::Parse),
@@ -603,7 +985,12 @@ pub async fn pipeline(AxState(app): AxState<Shared>, Extension(c): Extension<Cal
                 let (cats, mode) = redact_opts(&lock(&app.state), &c.org, &cfg).map_err(prefix)?;
                 plan.push(Step::Redact(cats, mode));
             }
-            other => return Err(ApiError::field(&format!("steps[{i}]"), &format!("`{other}` cannot run in a pipeline (extract, parse, redact)"))),
+            other => {
+                return Err(ApiError::field(
+                    &format!("steps[{i}]"),
+                    &format!("`{other}` cannot run in a pipeline (extract, parse, redact)"),
+                ))
+            }
         }
         names.push(cap.clone());
     }
@@ -647,5 +1034,20 @@ pub async fn pipeline(AxState(app): AxState<Shared>, Extension(c): Extension<Cal
         produced.extend(p);
     }
     let config = json!({"steps": steps});
-    finish(&app, &c, id, "pipeline_run", cm, &inputs, Done { config, output: json!({"steps": step_out}), produced, steps: names }, None).await
+    finish(
+        &app,
+        &c,
+        id,
+        "pipeline_run",
+        cm,
+        &inputs,
+        Done {
+            config,
+            output: json!({"steps": step_out}),
+            produced,
+            steps: names,
+        },
+        None,
+    )
+    .await
 }
