@@ -44,7 +44,7 @@ impl ApiError {
             code,
             message: message.into(),
             retryable: s >= 500 || s == 429,
-            doc: (400..500).contains(&s) && s != 401 && s != 404,
+            doc: (400..500).contains(&s) && s != 401 && s != 404 && s != 429,
             retry_after: None,
         }
     }

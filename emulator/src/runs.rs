@@ -197,9 +197,61 @@ pub fn handle_json(run: &CapRun) -> Value {
     json!({"object": run.object, "id": run.id, "status": run.status, "statusUrl": status_url(&run.id)})
 }
 
+/// Closes a space past its `expiresAt` (lazily, once): its runs and their files are deleted, and `space.expired`
+/// goes to every saved endpoint of the organization that takes it.
+pub fn close_space_if_expired(app: &Shared, sid: &str) -> Outbox {
+    let now = app.now_ms();
+    let mut out = Outbox::new();
+    let mut st = lock(&app.state);
+    let Some(space) = st.spaces.get_mut(sid) else {
+        return out;
+    };
+    if space.closed || space.expires_ms.is_none_or(|e| now < e) {
+        return out;
+    }
+    space.closed = true;
+    let space = space.clone();
+    let ids: Vec<String> = st
+        .runs
+        .values()
+        .filter(|r| r.space_id.as_deref() == Some(sid))
+        .map(|r| r.id.clone())
+        .collect();
+    for id in ids {
+        if let Some(mut r) = st.runs.remove(&id) {
+            purge_data(&mut st, &mut r);
+            r.deleted = true;
+            st.runs.insert(id, r);
+        }
+    }
+    let data =
+        json!({"spaceId": space.id, "name": space.name, "expiresAt": space.expires_ms.map(iso)});
+    for e in st.endpoints.values().filter(|e| e.org == space.org) {
+        let ev = PendingEvent {
+            event_id: new_id("evt_"),
+            kind: "space.expired".into(),
+            processing_id: space.id.clone(),
+            occurred_ms: now,
+            data: data.clone(),
+            attempts: 0,
+        };
+        out.push((space.org.clone(), WebhookRef::Id(e.id.clone()), ev));
+    }
+    app.mark_dirty();
+    out
+}
+
 /// Looks a run up for a caller, materializing it. Deleted or unknown: 404; purged: 410 then 404.
 fn load(app: &Shared, c: &Caller, id: &str) -> ApiResult<CapRun> {
     let now = app.now_ms();
+    let space = lock(&app.state)
+        .runs
+        .get(id)
+        .and_then(|r| r.space_id.clone());
+    if let Some(sid) = space {
+        let out = close_space_if_expired(app, &sid);
+        dispatch(app, out);
+    }
     let (res, out) = {
         let mut st = lock(&app.state);
         if st.runs.get(id).is_none_or(|r| r.org != c.org) {
@@ -448,16 +500,33 @@ pub async fn keep(
     let b = body::object(&raw)?;
     let run = load(&app, &c, &id)?;
     let space_id = body::opt_str(&b, "spaceId")?;
+    let mut space_expires: Option<i64> = None;
     let space_name = match b.get("space") {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Object(o)) => Some(
-            o.get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| ApiError::field("space.name", "is required"))?
-                .to_string(),
-        ),
-        Some(_) => return Err(ApiError::field("space", "must be a name or {name}")),
+        Some(Value::Object(o)) => {
+            if let Some(e) = o.get("expiresAt").filter(|e| !e.is_null()) {
+                let ms = e.as_str().and_then(crate::util::parse_iso);
+                space_expires = Some(ms.ok_or_else(|| {
+                    ApiError::field(
+                        "space.expiresAt",
+                        "must be an ISO 8601 UTC timestamp like 2026-01-02T03:04:05.000Z",
+                    )
+                })?);
+            }
+            Some(
+                o.get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| ApiError::field("space.name", "is required"))?
+                    .to_string(),
+            )
+        }
+        Some(_) => {
+            return Err(ApiError::field(
+                "space",
+                "must be a name or {name, expiresAt?}",
+            ))
+        }
     };
     if space_id.is_some() && space_name.is_some() {
         return Err(ApiError::bad("spaceId and space are mutually exclusive"));
@@ -468,11 +537,19 @@ pub async fn keep(
             "the run is not finished; keep it once it is processed",
         ));
     }
+    if let Some(sid) = &space_id {
+        let out = close_space_if_expired(&app, sid);
+        dispatch(&app, out);
+    }
     let mut st = lock(&app.state);
     let now = app.now_ms();
     let target = match (space_id, space_name) {
         (Some(sid), _) => {
-            if st.spaces.get(&sid).is_none_or(|s| s.org != c.org) {
+            if st
+                .spaces
+                .get(&sid)
+                .is_none_or(|s| s.org != c.org || s.closed)
+            {
                 return Err(ApiError::new(
                     StatusCode::NOT_FOUND,
                     "not_found",
@@ -486,7 +563,7 @@ pub async fn keep(
             match st
                 .spaces
                 .values()
-                .find(|s| s.org == c.org && s.name == name)
+                .find(|s| s.org == c.org && s.name == name && !s.closed)
             {
                 Some(s) => s.id.clone(),
                 None => {
@@ -495,6 +572,8 @@ pub async fn keep(
                         org: c.org.clone(),
                         name,
                         created_ms: now,
+                        expires_ms: space_expires,
+                        closed: false,
                     };
                     let sid = s.id.clone();
                     st.spaces.insert(sid.clone(), s);

@@ -316,3 +316,50 @@ async fn capability_event_is_dropped_after_5_attempts() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(rcv.hits.lock().unwrap().len(), 5);
 }
+
+#[tokio::test]
+async fn space_past_expires_at_closes_lazily_once_and_fires_space_expired() {
+    let h = start_fast().await;
+    let rcv = receiver(vec![200]).await;
+    post(
+        &h,
+        "/v1/webhooks",
+        json!({"url": rcv.url, "events": ["space.expired"]}),
+    )
+    .await;
+    let f = ready_file(&h).await;
+    let id = parse_run(&h, &f, json!({}), "").await.body["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let k = post(
+        &h,
+        &format!("/v1/runs/{id}/keep"),
+        json!({"space": {"name": "Q1", "expiresAt": "2000-01-01T00:00:00.000Z"}}),
+    )
+    .await;
+    assert_eq!(k.status, 200, "{}", k.body);
+    let sid = k.body["spaceId"].as_str().unwrap().to_string();
+    assert_eq!(
+        get(&h, &format!("/v1/runs/{id}")).await.status,
+        404,
+        "the space closed and its runs went"
+    );
+    let again = post(&h, &format!("/v1/runs/{id}/keep"), json!({"spaceId": sid})).await;
+    assert_eq!(again.status, 404);
+    for _ in 0..200 {
+        if !rcv.hits.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let ev = rcv.events();
+    assert_eq!(ev.len(), 1, "fired once");
+    assert_eq!(ev[0]["type"], "space.expired");
+    assert_eq!(ev[0]["processingId"], sid.as_str());
+    assert_eq!(
+        ev[0]["data"],
+        json!({"spaceId": sid, "name": "Q1", "expiresAt": "2000-01-01T00:00:00.000Z"})
+    );
+}
