@@ -44,10 +44,11 @@ pub fn advance(run: &mut AgentRun, agent: &Agent, now: i64, ctx: &Ctx<'_>, st: &
     }
     let horizon = now.min(run.expires_ms);
     if run.status == "queued" {
-        let ready = run
-            .input_files
-            .iter()
-            .all(|id| st.files.get(id).is_some_and(|f| file_status(f, horizon) == "ready"));
+        let ready = run.input_files.iter().all(|id| {
+            st.files
+                .get(id)
+                .is_some_and(|f| file_status(f, horizon) == "ready")
+        });
         if !ready || now >= run.expires_ms {
             if now >= run.expires_ms {
                 expire(run, now);
@@ -64,22 +65,33 @@ pub fn advance(run: &mut AgentRun, agent: &Agent, now: i64, ctx: &Ctx<'_>, st: &
         let mut changed = false;
         for i in 0..run.tasks.len() {
             let snapshot = run.tasks.clone();
-            let Some(task) = run.tasks.get_mut(i) else { continue };
+            let Some(task) = run.tasks.get_mut(i) else {
+                continue;
+            };
             let def = agent.tasks.iter().find(|t| t.id == task.id);
             match task.status.as_str() {
                 "pending" => {
-                    let deps: Vec<_> = snapshot.iter().filter(|t| task.depends_on.contains(&t.id)).collect();
+                    let deps: Vec<_> = snapshot
+                        .iter()
+                        .filter(|t| task.depends_on.contains(&t.id))
+                        .collect();
                     if !deps.iter().all(|d| closed(&d.status)) {
                         continue;
                     }
-                    let opened = deps.iter().filter_map(|d| d.completed_ms).max().unwrap_or(start).max(start);
+                    let opened = deps
+                        .iter()
+                        .filter_map(|d| d.completed_ms)
+                        .max()
+                        .unwrap_or(start)
+                        .max(start);
                     if opened > horizon {
                         continue;
                     }
                     changed = true;
                     if let Some(skipped) = deps.iter().find(|d| d.status == "skipped") {
                         task.status = "skipped".into();
-                        task.summary = Some(format!("Skipped: depends on skipped step {}.", skipped.id));
+                        task.summary =
+                            Some(format!("Skipped: depends on skipped step {}.", skipped.id));
                         task.completed_ms = Some(opened);
                         continue;
                     }
@@ -92,7 +104,9 @@ pub fn advance(run: &mut AgentRun, agent: &Agent, now: i64, ctx: &Ctx<'_>, st: &
                     task.status = "in_progress".into();
                     task.started_ms = Some(opened);
                     let duration = def.map(|d| d.duration_ms).unwrap_or(1000.0);
-                    let action = def.and_then(|d| d.action.as_deref()).and_then(|a| agent.action(a));
+                    let action = def
+                        .and_then(|d| d.action.as_deref())
+                        .and_then(|a| agent.action(a));
                     if let Some(act) = action.filter(|a| a.approval == "before") {
                         task.due_ms = None;
                         let id = new_id("apr_");
@@ -123,8 +137,12 @@ pub fn advance(run: &mut AgentRun, agent: &Agent, now: i64, ctx: &Ctx<'_>, st: &
                             .cloned()
                     };
                     let duration = def.map(|d| d.duration_ms).unwrap_or(1000.0);
-                    let action = def.and_then(|d| d.action.as_deref()).and_then(|a| agent.action(a));
-                    let Some(task) = run.tasks.get_mut(i) else { continue };
+                    let action = def
+                        .and_then(|d| d.action.as_deref())
+                        .and_then(|a| agent.action(a));
+                    let Some(task) = run.tasks.get_mut(i) else {
+                        continue;
+                    };
                     let due = match task.due_ms {
                         Some(d) => d,
                         None => match gate("before") {
@@ -161,12 +179,22 @@ pub fn advance(run: &mut AgentRun, agent: &Agent, now: i64, ctx: &Ctx<'_>, st: &
                     if task.produced_file.is_none() {
                         if let Some(out) = def.and_then(|d| d.output.as_ref()) {
                             let body = report_body(agent, &snapshot, &task.title);
-                            let fid = make_file(st, &run.org, &out.name, "text/markdown", body.into_bytes(), due, None);
+                            let fid = make_file(
+                                st,
+                                &run.org,
+                                &out.name,
+                                "text/markdown",
+                                body.into_bytes(),
+                                due,
+                                None,
+                            );
                             task.produced_file = Some(fid);
                             changed = true;
                         }
                     }
-                    let Some(task) = run.tasks.get_mut(i) else { continue };
+                    let Some(task) = run.tasks.get_mut(i) else {
+                        continue;
+                    };
                     if let Some(act) = output_gate {
                         match gate("output") {
                             None => {
@@ -190,13 +218,22 @@ pub fn advance(run: &mut AgentRun, agent: &Agent, now: i64, ctx: &Ctx<'_>, st: &
                                 continue;
                             }
                             Some(a) if a.status == "approved" => {
-                                finish_task(run, i, a.decided_ms.unwrap_or(due), def.and_then(|d| d.summary.clone()), a.files.clone());
+                                finish_task(
+                                    run,
+                                    i,
+                                    a.decided_ms.unwrap_or(due),
+                                    def.and_then(|d| d.summary.clone()),
+                                    a.files.clone(),
+                                );
                                 changed = true;
                             }
                             Some(a) if a.status == "rejected" => {
                                 if let Some(task) = run.tasks.get_mut(i) {
                                     task.status = "skipped".into();
-                                    task.summary = Some(format!("Output rejected: {}", a.note.clone().unwrap_or_default()));
+                                    task.summary = Some(format!(
+                                        "Output rejected: {}",
+                                        a.note.clone().unwrap_or_default()
+                                    ));
                                     task.completed_ms = a.decided_ms;
                                 }
                                 changed = true;
@@ -217,12 +254,19 @@ pub fn advance(run: &mut AgentRun, agent: &Agent, now: i64, ctx: &Ctx<'_>, st: &
         }
     }
     if run.tasks.iter().all(|t| closed(&t.status)) {
-        let done_at = run.tasks.iter().filter_map(|t| t.completed_ms).max().unwrap_or(horizon);
+        let done_at = run
+            .tasks
+            .iter()
+            .filter_map(|t| t.completed_ms)
+            .max()
+            .unwrap_or(horizon);
         run.status = "completed".into();
         run.incomplete = run.tasks.iter().any(|t| t.status == "skipped");
         run.result = Some(match (&agent.result, run.incomplete) {
             (Some(r), false) => r.clone(),
-            (Some(r), true) => format!("{r} Incomplete: some steps were skipped after a rejected sign-off."),
+            (Some(r), true) => {
+                format!("{r} Incomplete: some steps were skipped after a rejected sign-off.")
+            }
             (None, _) => "Run finished.".into(),
         });
         let output = output_json(run, ctx, st);
@@ -239,7 +283,11 @@ pub fn advance(run: &mut AgentRun, agent: &Agent, now: i64, ctx: &Ctx<'_>, st: &
             let ap = run.approvals.iter().find(|a| a.id == id).cloned();
             if let Some(a) = ap.filter(|a| a.status == "pending") {
                 let mut ev = event_data(run);
-                put(&mut ev, "approval", json!({"id": a.id, "kind": a.kind, "action": a.action, "requestedAt": iso(a.requested_ms)}));
+                put(
+                    &mut ev,
+                    "approval",
+                    json!({"id": a.id, "kind": a.kind, "action": a.action, "requestedAt": iso(a.requested_ms)}),
+                );
                 queue(run, "agent_run.approval_requested", a.requested_ms, ev);
             }
         }
@@ -247,8 +295,17 @@ pub fn advance(run: &mut AgentRun, agent: &Agent, now: i64, ctx: &Ctx<'_>, st: &
             let t = run.tasks.iter().find(|t| t.id == id).cloned();
             if let Some(t) = t.filter(|t| t.status == "ready") {
                 let mut ev = event_data(run);
-                put(&mut ev, "task", json!({"id": t.id, "title": t.title, "executor": "human", "status": "ready"}));
-                queue(run, "agent_run.task_ready", t.started_ms.unwrap_or(horizon), ev);
+                put(
+                    &mut ev,
+                    "task",
+                    json!({"id": t.id, "title": t.title, "executor": "human", "status": "ready"}),
+                );
+                queue(
+                    run,
+                    "agent_run.task_ready",
+                    t.started_ms.unwrap_or(horizon),
+                    ev,
+                );
             }
         }
     } else {
@@ -282,7 +339,10 @@ fn finish_task(run: &mut AgentRun, i: usize, at: i64, summary: Option<String>, f
 }
 
 fn report_body(agent: &Agent, tasks: &[crate::state::RunTask], title: &str) -> String {
-    let mut s = format!("# {}\n\nProduced by the emulator's agent `{}` (step: {title}).\n\n", agent.name, agent.id);
+    let mut s = format!(
+        "# {}\n\nProduced by the emulator's agent `{}` (step: {title}).\n\n",
+        agent.name, agent.id
+    );
     for t in tasks {
         s.push_str(&format!("- {}: {}\n", t.title, t.status));
     }
@@ -291,15 +351,24 @@ fn report_body(agent: &Agent, tasks: &[crate::state::RunTask], title: &str) -> S
 
 fn expire(run: &mut AgentRun, _now: i64) {
     run.status = "expired".into();
-    run.error = Some(("run_expired".into(), "the run passed its deadline (expiresAt)".into()));
+    run.error = Some((
+        "run_expired".into(),
+        "the run passed its deadline (expiresAt)".into(),
+    ));
     push_event(run, "agent_run.failed", run.expires_ms, None);
 }
 
 /// Outstanding `(approvals, human tasks)`.
 pub fn outstanding(run: &AgentRun) -> (usize, usize) {
     (
-        run.approvals.iter().filter(|a| a.status == "pending").count(),
-        run.tasks.iter().filter(|t| t.executor == "human" && t.status == "ready").count(),
+        run.approvals
+            .iter()
+            .filter(|a| a.status == "pending")
+            .count(),
+        run.tasks
+            .iter()
+            .filter(|t| t.executor == "human" && t.status == "ready")
+            .count(),
     )
 }
 
@@ -362,7 +431,11 @@ pub fn waiting_json(run: &AgentRun) -> Value {
     for ap in run.approvals.iter().filter(|a| a.status == "pending") {
         parts.push(format!("approve {} ({})", ap.action, ap.kind));
     }
-    for tk in run.tasks.iter().filter(|t| t.executor == "human" && t.status == "ready") {
+    for tk in run
+        .tasks
+        .iter()
+        .filter(|t| t.executor == "human" && t.status == "ready")
+    {
         parts.push(format!("complete \"{}\"", tk.title));
     }
     json!({"approvals": a, "tasks": t, "summary": format!("Waiting on a person: {}.", parts.join("; "))})

@@ -18,12 +18,19 @@ use std::time::{Duration, Instant};
 
 /// `GET /v1/agents`.
 pub async fn list_agents(AxState(app): AxState<Shared>) -> Json<Value> {
-    Json(json!({"object": "list", "data": app.agents.iter().map(|a| a.to_json()).collect::<Vec<_>>()}))
+    Json(
+        json!({"object": "list", "data": app.agents.iter().map(|a| a.to_json()).collect::<Vec<_>>()}),
+    )
 }
 
 /// `GET /v1/agents/:id`.
-pub async fn get_agent(AxState(app): AxState<Shared>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
-    app.agent(&id).map(|a| Json(a.to_json())).ok_or_else(|| ApiError::not_found("agent"))
+pub async fn get_agent(
+    AxState(app): AxState<Shared>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    app.agent(&id)
+        .map(|a| Json(a.to_json()))
+        .ok_or_else(|| ApiError::not_found("agent"))
 }
 
 fn status_url(id: &str) -> String {
@@ -37,11 +44,18 @@ pub fn run_json(app: &App, st: &State, run: &AgentRun) -> Value {
         .iter()
         .map(|t| json!({"id": t.id, "title": t.title, "executor": t.executor, "status": t.status, "summary": t.summary, "completedAt": t.completed_ms.map(iso)}))
         .collect();
-    let mut pending: Vec<_> = run.approvals.iter().filter(|a| a.status == "pending").collect();
+    let mut pending: Vec<_> = run
+        .approvals
+        .iter()
+        .filter(|a| a.status == "pending")
+        .collect();
     pending.sort_by_key(|a| a.requested_ms);
     let approvals: Vec<Value> = pending.iter().map(|a| approval_entry(st, a)).collect();
     let entry = |s: &State, id: &str| file_entry(app, s, id);
-    let ctx = Ctx { scale: app.config.time_scale, file_entry: &entry };
+    let ctx = Ctx {
+        scale: app.config.time_scale,
+        file_entry: &entry,
+    };
     let mut v = json!({
         "object": "agent_run",
         "id": run.id,
@@ -88,11 +102,16 @@ fn approval_entry(st: &State, a: &crate::state::RunApproval) -> Value {
 pub async fn observe(app: &App, run_id: &str) {
     {
         let mut st = lock(&app.state);
-        let Some(mut run) = st.agent_runs.remove(run_id) else { return };
+        let Some(mut run) = st.agent_runs.remove(run_id) else {
+            return;
+        };
         let now = app.now_ms();
         if let Some(agent) = app.agent(&run.agent_id) {
             let entry = |s: &State, id: &str| file_entry(app, s, id);
-            let ctx = Ctx { scale: app.config.time_scale, file_entry: &entry };
+            let ctx = Ctx {
+                scale: app.config.time_scale,
+                file_entry: &entry,
+            };
             agent_engine::advance(&mut run, agent, now, &ctx, &mut st);
         }
         st.agent_runs.insert(run_id.to_string(), run);
@@ -106,7 +125,11 @@ async fn hold(app: &App, run_id: &str, wait: u64) -> String {
     let deadline = Instant::now() + Duration::from_secs(wait);
     loop {
         observe(app, run_id).await;
-        let status = lock(&app.state).agent_runs.get(run_id).map(|r| r.status.clone()).unwrap_or_default();
+        let status = lock(&app.state)
+            .agent_runs
+            .get(run_id)
+            .map(|r| r.status.clone())
+            .unwrap_or_default();
         if is_terminal(&status) || status == "waiting" || Instant::now() >= deadline {
             return status;
         }
@@ -124,11 +147,15 @@ fn visible<'a>(st: &'a State, c: &Caller, id: &str, scope: bool) -> ApiResult<&'
 
 fn full(app: &App, id: &str) -> Value {
     let st = lock(&app.state);
-    st.agent_runs.get(id).map(|r| run_json(app, &st, r)).unwrap_or(Value::Null)
+    st.agent_runs
+        .get(id)
+        .map(|r| run_json(app, &st, r))
+        .unwrap_or(Value::Null)
 }
 
 fn replay_header(mut r: Response) -> Response {
-    r.headers_mut().insert("idempotent-replay", HeaderValue::from_static("true"));
+    r.headers_mut()
+        .insert("idempotent-replay", HeaderValue::from_static("true"));
     r
 }
 
@@ -149,20 +176,37 @@ pub async fn create(
             observe(&app, &id).await;
             let st = lock(&app.state);
             let run = visible(&st, &c, &id, app.config.scope_keys)?;
-            let code = if is_terminal(&run.status) { StatusCode::OK } else { StatusCode::ACCEPTED };
-            return Ok(replay_header((code, Json(run_json(&app, &st, run))).into_response()));
+            let code = if is_terminal(&run.status) {
+                StatusCode::OK
+            } else {
+                StatusCode::ACCEPTED
+            };
+            return Ok(replay_header(
+                (code, Json(run_json(&app, &st, run))).into_response(),
+            ));
         }
     }
     let b = body::object(&raw)?;
-    let agent_id = body::opt_str(&b, "agent")?.ok_or_else(|| ApiError::field("agent", "is required"))?;
+    let agent_id =
+        body::opt_str(&b, "agent")?.ok_or_else(|| ApiError::field("agent", "is required"))?;
     let agent = app
         .agent(&agent_id)
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "not_found", "agent: no such agent"))?
         .clone();
     let files = match b.get("files") {
         Some(Value::Array(a)) if !a.is_empty() && a.len() <= 200 => a.clone(),
-        Some(Value::Array(_)) => return Err(ApiError::field("files", "must hold 1 to 200 file references")),
-        Some(_) => return Err(ApiError::field("files", "must be an array of file references")),
+        Some(Value::Array(_)) => {
+            return Err(ApiError::field(
+                "files",
+                "must hold 1 to 200 file references",
+            ))
+        }
+        Some(_) => {
+            return Err(ApiError::field(
+                "files",
+                "must be an array of file references",
+            ))
+        }
         None => return Err(ApiError::field("files", "is required")),
     };
     let metadata = body::metadata(&b)?;
@@ -220,10 +264,18 @@ pub async fn create(
         if let Some(k) = idem {
             st.idempotency.insert(k, id.clone());
         }
-        let prepared = input.iter().all(|f| st.files.get(f).is_some_and(|f| file_status(f, now) == "ready"));
+        let prepared = input.iter().all(|f| {
+            st.files
+                .get(f)
+                .is_some_and(|f| file_status(f, now) == "ready")
+        });
         app.mark_dirty();
         if !prepared {
-            let run = st.agent_runs.get(&id).map(|r| run_json(&app, &st, r)).unwrap_or(Value::Null);
+            let run = st
+                .agent_runs
+                .get(&id)
+                .map(|r| run_json(&app, &st, r))
+                .unwrap_or(Value::Null);
             return Ok((StatusCode::ACCEPTED, Json(run)).into_response());
         }
     }
@@ -234,7 +286,8 @@ pub async fn create(
     if status == "waiting" || status == "queued" {
         return Ok((StatusCode::ACCEPTED, Json(full(&app, &id))).into_response());
     }
-    let handle = json!({"object": "agent_run", "id": id, "status": status, "statusUrl": status_url(&id)});
+    let handle =
+        json!({"object": "agent_run", "id": id, "status": status, "statusUrl": status_url(&id)});
     Ok((StatusCode::ACCEPTED, Json(handle)).into_response())
 }
 
@@ -252,19 +305,38 @@ pub async fn get(
     Ok(Json(full(&app, &id)))
 }
 
-fn file_ids(st: &State, c: &Caller, run: &AgentRun, v: Option<&Value>, max: usize) -> ApiResult<Option<Vec<String>>> {
-    let Some(v) = v.filter(|v| !v.is_null()) else { return Ok(None) };
-    let arr = v.as_array().ok_or_else(|| ApiError::field("files", "must be an array of file ids"))?;
+fn file_ids(
+    st: &State,
+    c: &Caller,
+    run: &AgentRun,
+    v: Option<&Value>,
+    max: usize,
+) -> ApiResult<Option<Vec<String>>> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    let arr = v
+        .as_array()
+        .ok_or_else(|| ApiError::field("files", "must be an array of file ids"))?;
     if arr.len() > max {
         return Err(ApiError::field("files", &format!("at most {max} file ids")));
     }
     let mut out = Vec::new();
     for (i, f) in arr.iter().enumerate() {
-        let id = f.as_str().ok_or_else(|| ApiError::field(&format!("files[{i}]"), "must be a file id string"))?;
-        let known = run.input_files.iter().chain(run.output_files.iter()).any(|x| x == id)
+        let id = f
+            .as_str()
+            .ok_or_else(|| ApiError::field(&format!("files[{i}]"), "must be a file id string"))?;
+        let known = run
+            .input_files
+            .iter()
+            .chain(run.output_files.iter())
+            .any(|x| x == id)
             || st.files.get(id).is_some_and(|f| f.org == c.org);
         if !known {
-            return Err(ApiError::field(&format!("files[{i}]"), "is not a file registered by this organization or held by the run"));
+            return Err(ApiError::field(
+                &format!("files[{i}]"),
+                "is not a file registered by this organization or held by the run",
+            ));
         }
         out.push(id.to_string());
     }
@@ -293,41 +365,73 @@ pub async fn decide(
         Some("approve") => "approved",
         Some("reject") => "rejected",
         Some(_) => return Err(ApiError::field("decision", "must be approve or reject")),
-        None => return Err(ApiError::field("decision", "is required (approve or reject)")),
+        None => {
+            return Err(ApiError::field(
+                "decision",
+                "is required (approve or reject)",
+            ))
+        }
     };
     let note = body::opt_str(&b, "note")?;
     if note.as_ref().is_some_and(|n| n.chars().count() > 4000) {
         return Err(ApiError::field("note", "must be at most 4000 characters"));
     }
     if decision == "rejected" && note.as_deref().is_none_or(|n| n.trim().is_empty()) {
-        return Err(ApiError::field("note", "is required when the decision is reject"));
+        return Err(ApiError::field(
+            "note",
+            "is required when the decision is reject",
+        ));
     }
     let params = match b.get("params") {
         None | Some(Value::Null) => None,
         Some(p @ Value::Object(_)) => Some(p.clone()),
         Some(_) => return Err(ApiError::field("params", "must be an object")),
     };
-    let size = b.get("params").map(|p| p.to_string().len()).unwrap_or(0) + b.get("files").map(|p| p.to_string().len()).unwrap_or(0);
+    let size = b.get("params").map(|p| p.to_string().len()).unwrap_or(0)
+        + b.get("files").map(|p| p.to_string().len()).unwrap_or(0);
     if size >= 1024 * 1024 {
-        return Err(ApiError::field("params", "params and files together must stay under 1 MiB"));
+        return Err(ApiError::field(
+            "params",
+            "params and files together must stay under 1 MiB",
+        ));
     }
     observe(&app, &id).await;
     {
         let mut st = lock(&app.state);
         let run = visible(&st, &c, &id, app.config.scope_keys)?.clone();
         let files = file_ids(&st, &c, &run, b.get("files"), 200)?;
-        let ap = run.approvals.iter().find(|a| a.id == approval_id).ok_or_else(|| ApiError::not_found("approval"))?;
+        let ap = run
+            .approvals
+            .iter()
+            .find(|a| a.id == approval_id)
+            .ok_or_else(|| ApiError::not_found("approval"))?;
         if ap.status != "pending" {
-            return Err(ApiError::conflict("approval_already_decided", format!("this approval was already decided ({}); the first decision stands", ap.status)));
+            return Err(ApiError::conflict(
+                "approval_already_decided",
+                format!(
+                    "this approval was already decided ({}); the first decision stands",
+                    ap.status
+                ),
+            ));
         }
         if is_terminal(&run.status) {
-            return Err(ApiError::conflict("run_not_active", format!("the run is {} and takes no more decisions", run.status)));
+            return Err(ApiError::conflict(
+                "run_not_active",
+                format!("the run is {} and takes no more decisions", run.status),
+            ));
         }
         if params.is_some() && ap.kind != "before" {
-            return Err(ApiError::field("params", "only a `before` gate takes params"));
+            return Err(ApiError::field(
+                "params",
+                "only a `before` gate takes params",
+            ));
         }
         let now = app.now_ms();
-        if let Some(a) = st.agent_runs.get_mut(&id).and_then(|r| r.approvals.iter_mut().find(|a| a.id == approval_id)) {
+        if let Some(a) = st
+            .agent_runs
+            .get_mut(&id)
+            .and_then(|r| r.approvals.iter_mut().find(|a| a.id == approval_id))
+        {
             a.status = decision.into();
             a.decided_ms = Some(now);
             a.note = note;
@@ -343,7 +447,11 @@ pub async fn decide(
     hold(&app, &id, wait).await;
     let st = lock(&app.state);
     let run = visible(&st, &c, &id, app.config.scope_keys)?;
-    let a = run.approvals.iter().find(|a| a.id == approval_id).ok_or_else(|| ApiError::not_found("approval"))?;
+    let a = run
+        .approvals
+        .iter()
+        .find(|a| a.id == approval_id)
+        .ok_or_else(|| ApiError::not_found("approval"))?;
     let out = json!({
         "object": "agent_run_approval", "id": a.id, "kind": a.kind, "action": a.action, "status": a.status,
         "requestedAt": iso(a.requested_ms), "decidedAt": a.decided_ms.map(iso), "note": a.note,
@@ -379,18 +487,35 @@ pub async fn complete_task(
         let mut st = lock(&app.state);
         let run = visible(&st, &c, &id, app.config.scope_keys)?.clone();
         let files = file_ids(&st, &c, &run, b.get("files"), 20)?.unwrap_or_default();
-        let t = run.tasks.iter().find(|t| t.id == task_id).ok_or_else(|| ApiError::not_found("task"))?;
+        let t = run
+            .tasks
+            .iter()
+            .find(|t| t.id == task_id)
+            .ok_or_else(|| ApiError::not_found("task"))?;
         if t.executor != "human" {
-            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "task_not_human", "this step is executed by the agent; only human steps can be completed"));
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "task_not_human",
+                "this step is executed by the agent; only human steps can be completed",
+            ));
         }
         if t.status == "completed" || t.status == "skipped" {
-            return Err(ApiError::conflict("task_already_completed", format!("this step is already {}", t.status)));
+            return Err(ApiError::conflict(
+                "task_already_completed",
+                format!("this step is already {}", t.status),
+            ));
         }
         if t.status == "pending" {
-            return Err(ApiError::conflict("task_dependencies_pending", "the steps this one depends on are not finished"));
+            return Err(ApiError::conflict(
+                "task_dependencies_pending",
+                "the steps this one depends on are not finished",
+            ));
         }
         if is_terminal(&run.status) {
-            return Err(ApiError::conflict("run_not_active", format!("the run is {} and takes no more work", run.status)));
+            return Err(ApiError::conflict(
+                "run_not_active",
+                format!("the run is {} and takes no more work", run.status),
+            ));
         }
         let now = app.now_ms();
         if let Some(r) = st.agent_runs.get_mut(&id) {
@@ -410,7 +535,11 @@ pub async fn complete_task(
     hold(&app, &id, wait).await;
     let st = lock(&app.state);
     let run = visible(&st, &c, &id, app.config.scope_keys)?;
-    let t = run.tasks.iter().find(|t| t.id == task_id).ok_or_else(|| ApiError::not_found("task"))?;
+    let t = run
+        .tasks
+        .iter()
+        .find(|t| t.id == task_id)
+        .ok_or_else(|| ApiError::not_found("task"))?;
     Ok(Json(json!({
         "object": "agent_run_task", "id": t.id, "title": t.title, "executor": t.executor, "status": t.status,
         "summary": t.summary, "completedAt": t.completed_ms.map(iso),

@@ -124,7 +124,10 @@ impl Agent {
         }
         for act in &a.actions {
             if !["before", "output", "none"].contains(&act.approval.as_str()) {
-                return Err(format!("action {}: approval must be before, output or none", act.name));
+                return Err(format!(
+                    "action {}: approval must be before, output or none",
+                    act.name
+                ));
             }
         }
         Ok(a)

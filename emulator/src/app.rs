@@ -176,8 +176,12 @@ impl App {
 /// The file exists but is not a state file.
 pub fn load_state(path: &std::path::Path) -> Result<State, String> {
     match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map_err(|e| format!("--state: {} is not an emulator state file: {e}", path.display())),
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            format!(
+                "--state: {} is not an emulator state file: {e}",
+                path.display()
+            )
+        }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State::default()),
         Err(e) => Err(format!("--state: cannot read {}: {e}", path.display())),
     }

@@ -20,7 +20,9 @@ pub struct Caller {
 
 impl std::fmt::Debug for Caller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Caller").field("org", &self.org).finish_non_exhaustive()
+        f.debug_struct("Caller")
+            .field("org", &self.org)
+            .finish_non_exhaustive()
     }
 }
 
@@ -42,10 +44,15 @@ pub async fn gate(State(app): State<Shared>, mut req: Request, next: Next) -> Re
     let fault = app.next_fault();
     match fault {
         Some(FaultKind::RateLimited(secs)) => return rate_limited(secs),
-        Some(FaultKind::AuthUnavailable) => {
-            return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "auth_unavailable", "the key validation service is temporarily unavailable; retry (the key is not revoked)").into_response()
+        Some(FaultKind::AuthUnavailable) => return ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "auth_unavailable",
+            "the key validation service is temporarily unavailable; retry (the key is not revoked)",
+        )
+        .into_response(),
+        Some(FaultKind::Internal) => {
+            return ApiError::internal("injected internal error").into_response()
         }
-        Some(FaultKind::Internal) => return ApiError::internal("injected internal error").into_response(),
         Some(FaultKind::Slow(ms)) => tokio::time::sleep(std::time::Duration::from_millis(ms)).await,
         _ => {}
     }
@@ -84,19 +91,27 @@ fn dropped_connection() -> Response {
     });
     let mut resp = Response::new(Body::from_stream(stream));
     let _ = current_request_id();
-    resp.headers_mut().insert("x-emulator-fault", HeaderValue::from_static("drop"));
+    resp.headers_mut()
+        .insert("x-emulator-fault", HeaderValue::from_static("drop"));
     resp
 }
 
 fn authenticate(app: &Shared, headers: &axum::http::HeaderMap) -> Result<Caller, ApiError> {
     let unauthorized = || {
-        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", "missing or malformed Authorization header; send `Authorization: Bearer <API_KEY>`")
+        ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "missing or malformed Authorization header; send `Authorization: Bearer <API_KEY>`",
+        )
     };
     let raw = headers.get("authorization").ok_or_else(unauthorized)?;
     let raw = raw.to_str().map_err(|_| unauthorized())?;
     let (scheme, token) = raw.split_once(' ').ok_or_else(unauthorized)?;
     let token = token.trim();
-    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() || token.contains(char::is_whitespace) {
+    if !scheme.eq_ignore_ascii_case("bearer")
+        || token.is_empty()
+        || token.contains(char::is_whitespace)
+    {
         return Err(unauthorized());
     }
     let key = app
@@ -104,9 +119,22 @@ fn authenticate(app: &Shared, headers: &axum::http::HeaderMap) -> Result<Caller,
         .keys
         .iter()
         .find(|k| k.key == token)
-        .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "invalid_token", "the API key is not valid"))?;
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "invalid_token",
+                "the API key is not valid",
+            )
+        })?;
     match &key.org {
-        Some(org) => Ok(Caller { org: org.clone(), key: key.key.clone() }),
-        None => Err(ApiError::new(StatusCode::NOT_FOUND, "not_found", "org not found")),
+        Some(org) => Ok(Caller {
+            org: org.clone(),
+            key: key.key.clone(),
+        }),
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "org not found",
+        )),
     }
 }

@@ -49,11 +49,9 @@ pub fn q_get(q: &[(String, String)], k: &str) -> Option<String> {
 pub fn wait(q: &[(String, String)], default: u64) -> ApiResult<u64> {
     match q_get(q, "wait") {
         None => Ok(default),
-        Some(v) => v
-            .parse::<u64>()
-            .ok()
-            .filter(|w| *w <= 120)
-            .ok_or_else(|| ApiError::field("wait", "must be a whole number of seconds from 0 to 120")),
+        Some(v) => v.parse::<u64>().ok().filter(|w| *w <= 120).ok_or_else(|| {
+            ApiError::field("wait", "must be a whole number of seconds from 0 to 120")
+        }),
     }
 }
 
@@ -77,19 +75,26 @@ pub fn metadata(b: &Map<String, Value>) -> ApiResult<Option<Value>> {
 
 /// Whether a webhook URL is acceptable: https, or http on loopback with `--allow-http-webhooks`.
 pub fn check_webhook_url(url: &str, allow_http: bool, path: &str) -> ApiResult<()> {
-    let uri: hyper::Uri = url.parse().map_err(|_| ApiError::field(path, "must be an absolute URL"))?;
+    let uri: hyper::Uri = url
+        .parse()
+        .map_err(|_| ApiError::field(path, "must be an absolute URL"))?;
     let host = uri.host().unwrap_or("");
     match uri.scheme_str() {
         Some("https") if !host.is_empty() => Ok(()),
         Some("http") if allow_http && is_loopback(host) => Ok(()),
-        Some("http") if allow_http => Err(ApiError::field(path, "http is accepted only on loopback (127.0.0.1, ::1, localhost)")),
+        Some("http") if allow_http => Err(ApiError::field(
+            path,
+            "http is accepted only on loopback (127.0.0.1, ::1, localhost)",
+        )),
         _ => Err(ApiError::field(path, "must be an https URL")),
     }
 }
 
 fn is_loopback(host: &str) -> bool {
     let h = host.trim_start_matches('[').trim_end_matches(']');
-    h == "localhost" || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    h == "localhost"
+        || h.parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Optional `webhook`: `{url}` or `{id}`.
@@ -100,7 +105,9 @@ pub fn webhook(b: &Map<String, Value>, allow_http: bool) -> ApiResult<Option<Web
     let Some(w) = b.get("webhook").filter(|w| !w.is_null()) else {
         return Ok(None);
     };
-    let o = w.as_object().ok_or_else(|| ApiError::field("webhook", "must be {url} or {id}"))?;
+    let o = w
+        .as_object()
+        .ok_or_else(|| ApiError::field("webhook", "must be {url} or {id}"))?;
     match (o.get("url"), o.get("id")) {
         (Some(Value::String(u)), None) => {
             check_webhook_url(u, allow_http, "webhook.url")?;

@@ -127,11 +127,10 @@ impl Config {
                 "--scope-keys" => cfg.scope_keys = true,
                 "--rate-limit" => {
                     let v = value(&mut it)?;
-                    cfg.rate_limit = v
-                        .parse()
-                        .ok()
-                        .filter(|n: &u32| *n > 0)
-                        .ok_or_else(|| format!("--rate-limit: `{v}` is not a positive integer"))?;
+                    cfg.rate_limit =
+                        v.parse().ok().filter(|n: &u32| *n > 0).ok_or_else(|| {
+                            format!("--rate-limit: `{v}` is not a positive integer")
+                        })?;
                 }
                 "--allow-http-webhooks" => cfg.allow_http_webhooks = true,
                 "--time-scale" => {
@@ -186,8 +185,18 @@ mod tests {
     #[test]
     fn repeated_keys_and_flags_parse() {
         let c = Config::from_args(args(&[
-            "--key", "a:org_a", "--key=b:org_b", "--key", "c:", "--scope-keys", "--rate-limit", "5",
-            "--time-scale", "0.01", "--control", "--allow-http-webhooks",
+            "--key",
+            "a:org_a",
+            "--key=b:org_b",
+            "--key",
+            "c:",
+            "--scope-keys",
+            "--rate-limit",
+            "5",
+            "--time-scale",
+            "0.01",
+            "--control",
+            "--allow-http-webhooks",
         ]))
         .unwrap();
         assert_eq!(c.keys.len(), 3);

@@ -29,10 +29,17 @@ pub async fn clock(State(app): State<Shared>) -> Json<Value> {
 /// `POST /__emulator/clock/advance`.
 pub async fn advance(State(app): State<Shared>, b: Bytes) -> ApiResult<Json<Value>> {
     let b = crate::body::object(&b)?;
-    let ms = match (b.get("seconds").and_then(Value::as_f64), b.get("ms").and_then(Value::as_i64)) {
+    let ms = match (
+        b.get("seconds").and_then(Value::as_f64),
+        b.get("ms").and_then(Value::as_i64),
+    ) {
         (Some(s), None) if s >= 0.0 && s.is_finite() => (s * 1000.0) as i64,
         (None, Some(ms)) if ms >= 0 => ms,
-        _ => return Err(ApiError::bad("give exactly one of seconds (number >= 0) or ms (integer >= 0)")),
+        _ => {
+            return Err(ApiError::bad(
+                "give exactly one of seconds (number >= 0) or ms (integer >= 0)",
+            ))
+        }
     };
     app.advance_clock(ms);
     Ok(Json(clock_json(&app)))
@@ -43,15 +50,26 @@ pub async fn push_fault(State(app): State<Shared>, b: Bytes) -> ApiResult<Json<V
     let b = crate::body::object(&b)?;
     let count = match b.get("count") {
         None => 1,
-        Some(v) => v.as_u64().filter(|c| (1..=10_000).contains(c)).ok_or_else(|| ApiError::field("count", "must be an integer from 1 to 10000"))? as u32,
+        Some(v) => v
+            .as_u64()
+            .filter(|c| (1..=10_000).contains(c))
+            .ok_or_else(|| ApiError::field("count", "must be an integer from 1 to 10000"))?
+            as u32,
     };
     let kind = match crate::body::opt_str(&b, "kind")?.as_deref() {
-        Some("rate_limited") => FaultKind::RateLimited(b.get("retryAfter").and_then(Value::as_u64).unwrap_or(60)),
+        Some("rate_limited") => {
+            FaultKind::RateLimited(b.get("retryAfter").and_then(Value::as_u64).unwrap_or(60))
+        }
         Some("auth_unavailable") => FaultKind::AuthUnavailable,
         Some("internal_error") => FaultKind::Internal,
         Some("drop_connection") => FaultKind::DropAfterCommit,
         Some("slow") => FaultKind::Slow(b.get("delayMs").and_then(Value::as_u64).unwrap_or(2000)),
-        _ => return Err(ApiError::field("kind", "must be rate_limited, auth_unavailable, internal_error, drop_connection or slow")),
+        _ => {
+            return Err(ApiError::field(
+                "kind",
+                "must be rate_limited, auth_unavailable, internal_error, drop_connection or slow",
+            ))
+        }
     };
     app.push_fault(kind, count);
     Ok(Json(json!({"queued": count})))

@@ -44,14 +44,18 @@ impl ApiError {
             code,
             message: message.into(),
             retryable: s >= 500 || s == 429,
-            doc: (400..500).contains(&s) && s != 401 && s != 404,
+            doc: (400..500).contains(&s) && s != 401 && s != 404 && s != 429,
             retry_after: None,
         }
     }
 
     /// 400 `invalid_request` for a field: message is `path: text`.
     pub fn field(path: &str, text: &str) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "invalid_request", format!("{path}: {text}"))
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            format!("{path}: {text}"),
+        )
     }
 
     /// 400 `invalid_request` without a field.
@@ -61,7 +65,11 @@ impl ApiError {
 
     /// 404 `not_found`.
     pub fn not_found(what: &str) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("no such {what}"))
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no such {what}"),
+        )
     }
 
     /// 409 with a code.

@@ -74,13 +74,19 @@ fn sig(app: &App, file_id: &str, expires: i64) -> String {
 /// A signed download URL valid one hour.
 pub fn download_url(app: &App, file_id: &str) -> String {
     let expires = app.now_ms() + DOWNLOAD_VALIDITY_MS;
-    format!("{}/downloads/{file_id}?expires={expires}&sig={}", app.base_url, sig(app, file_id, expires))
+    format!(
+        "{}/downloads/{file_id}?expires={expires}&sig={}",
+        app.base_url,
+        sig(app, file_id, expires)
+    )
 }
 
 /// Served entry of an output file: `{id, name, mimeType, size, url}`.
 pub fn file_entry(app: &App, st: &State, id: &str) -> Value {
     match st.files.get(id) {
-        Some(f) => json!({"id": f.id, "name": f.name, "mimeType": f.mime_type, "size": f.bytes.len(), "url": download_url(app, id)}),
+        Some(f) => {
+            json!({"id": f.id, "name": f.name, "mimeType": f.mime_type, "size": f.bytes.len(), "url": download_url(app, id)})
+        }
         None => json!({"id": id}),
     }
 }
@@ -94,7 +100,10 @@ pub fn file_json(app: &App, f: &FileRec) -> Value {
     });
     if let (Some(o), Some(t)) = (v.as_object_mut(), &f.upload_token) {
         if f.status == "awaiting_upload" {
-            o.insert("uploadUrl".into(), format!("{}/uploads/{t}", app.base_url).into());
+            o.insert(
+                "uploadUrl".into(),
+                format!("{}/uploads/{t}", app.base_url).into(),
+            );
             o.insert("uploadExpiresAt".into(), iso(f.upload_expires_ms).into());
         }
     }
@@ -106,7 +115,13 @@ pub fn file_json(app: &App, f: &FileRec) -> Value {
 
 /// Guesses a MIME type from a header value, a name and the bytes.
 pub fn sniff_mime(header: Option<&str>, name: &str, bytes: &[u8]) -> String {
-    let h = header.map(|h| h.split(';').next().unwrap_or("").trim().to_ascii_lowercase());
+    let h = header.map(|h| {
+        h.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    });
     if let Some(h) = h.filter(|h| !h.is_empty() && h != "application/octet-stream") {
         return h;
     }
@@ -124,7 +139,10 @@ pub fn sniff_mime(header: Option<&str>, name: &str, bytes: &[u8]) -> String {
 
 fn name_from_url(url: &str) -> String {
     let path = url.split(['?', '#']).next().unwrap_or(url);
-    path.rsplit('/').find(|s| !s.is_empty()).unwrap_or("document").to_string()
+    path.rsplit('/')
+        .find(|s| !s.is_empty())
+        .unwrap_or("document")
+        .to_string()
 }
 
 /// Fetches a document by URL (`path` names the field for errors). Returns `(bytes, mime, name)`.
@@ -132,26 +150,51 @@ fn name_from_url(url: &str) -> String {
 /// # Errors
 /// 422 `file_fetch_failed` (unreachable, non-2xx, empty), 502 `file_upload_failed` (no Content-Length),
 /// 422 `file_ineligible` (over 25 MiB).
-pub async fn fetch_document(app: &App, url: &str, path: &str) -> ApiResult<(Vec<u8>, String, String)> {
+pub async fn fetch_document(
+    app: &App,
+    url: &str,
+    path: &str,
+) -> ApiResult<(Vec<u8>, String, String)> {
     let fetch_failed = |m: String| {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "file_fetch_failed", format!("{path}: {m}"))
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "file_fetch_failed",
+            format!("{path}: {m}"),
+        )
     };
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return Err(ApiError::field(path, "must be an http or https URL"));
     }
     let res = app
         .http
-        .send(hyper::Method::GET, url, &[("user-agent", "docauto-emulator".into())], Bytes::new(), Duration::from_secs(30))
+        .send(
+            hyper::Method::GET,
+            url,
+            &[("user-agent", "docauto-emulator".into())],
+            Bytes::new(),
+            Duration::from_secs(30),
+        )
         .await;
     let f = match res {
         Ok(f) => f,
         Err(FetchError::TooLarge) => {
-            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "file_ineligible", format!("{path}: the document is larger than 25 MiB")))
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "file_ineligible",
+                format!("{path}: the document is larger than 25 MiB"),
+            ))
         }
-        Err(e) => return Err(fetch_failed(format!("the source could not be fetched ({e})"))),
+        Err(e) => {
+            return Err(fetch_failed(format!(
+                "the source could not be fetched ({e})"
+            )))
+        }
     };
     if !(200..300).contains(&f.status) {
-        return Err(fetch_failed(format!("the source answered HTTP {}", f.status)));
+        return Err(fetch_failed(format!(
+            "the source answered HTTP {}",
+            f.status
+        )));
     }
     if f.body.is_empty() {
         return Err(fetch_failed("the source sent an empty body".into()));
@@ -164,7 +207,10 @@ pub async fn fetch_document(app: &App, url: &str, path: &str) -> ApiResult<(Vec<
         ));
     }
     let name = name_from_url(url);
-    let ct = f.headers.get(hyper::header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let ct = f
+        .headers
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
     let mime = sniff_mime(ct, &name, &f.body);
     Ok((f.body.to_vec(), mime, name))
 }
@@ -173,37 +219,68 @@ pub async fn fetch_document(app: &App, url: &str, path: &str) -> ApiResult<(Vec<
 ///
 /// # Errors
 /// 400 for a malformed reference, 404 for an unknown id, the fetch errors of [`fetch_document`].
-pub async fn resolve_ref(app: &App, org: &str, v: &Value, path: &str, run_id: Option<&str>) -> ApiResult<String> {
+pub async fn resolve_ref(
+    app: &App,
+    org: &str,
+    v: &Value,
+    path: &str,
+    run_id: Option<&str>,
+) -> ApiResult<String> {
     let Some(o) = v.as_object() else {
         return Err(ApiError::field(path, "must be an object {url} or {id}"));
     };
     if let Some(p) = o.get("processing") {
-        let ok = p.as_str().is_some_and(|p| ["auto", "ocr", "simple", "transcribe", "transcribe_diarize"].contains(&p));
+        let ok = p.as_str().is_some_and(|p| {
+            ["auto", "ocr", "simple", "transcribe", "transcribe_diarize"].contains(&p)
+        });
         if !ok {
-            return Err(ApiError::field(&format!("{path}.processing"), "must be auto, ocr, simple, transcribe or transcribe_diarize"));
+            return Err(ApiError::field(
+                &format!("{path}.processing"),
+                "must be auto, ocr, simple, transcribe or transcribe_diarize",
+            ));
         }
     }
     match (o.get("url"), o.get("id")) {
         (Some(_), Some(_)) => Err(ApiError::field(path, "give either url or id, not both")),
         (None, Some(id)) => {
-            let id = id.as_str().ok_or_else(|| ApiError::field(&format!("{path}.id"), "must be a string"))?;
+            let id = id
+                .as_str()
+                .ok_or_else(|| ApiError::field(&format!("{path}.id"), "must be a string"))?;
             let st = lock(&app.state);
             match st.files.get(id) {
                 Some(f) if f.org == org => Ok(id.to_string()),
-                _ => Err(ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("{path}.id: no such file"))),
+                _ => Err(ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    "not_found",
+                    format!("{path}.id: no such file"),
+                )),
             }
         }
         (Some(url), None) => {
-            let url = url.as_str().ok_or_else(|| ApiError::field(&format!("{path}.url"), "must be a string"))?;
-            let (bytes, mime, fetched_name) = fetch_document(app, url, &format!("{path}.url")).await?;
+            let url = url
+                .as_str()
+                .ok_or_else(|| ApiError::field(&format!("{path}.url"), "must be a string"))?;
+            let (bytes, mime, fetched_name) =
+                fetch_document(app, url, &format!("{path}.url")).await?;
             let name = match o.get("name") {
-                Some(n) => n.as_str().ok_or_else(|| ApiError::field(&format!("{path}.name"), "must be a string"))?.to_string(),
+                Some(n) => n
+                    .as_str()
+                    .ok_or_else(|| ApiError::field(&format!("{path}.name"), "must be a string"))?
+                    .to_string(),
                 None => fetched_name,
             };
             let now = app.now_ms();
             let ready = now + app.delay_ms(PREPARE_MS);
             let mut st = lock(&app.state);
-            let id = make_file(&mut st, org, &name, &mime, bytes, now, run_id.map(String::from));
+            let id = make_file(
+                &mut st,
+                org,
+                &name,
+                &mime,
+                bytes,
+                now,
+                run_id.map(String::from),
+            );
             if let Some(f) = st.files.get_mut(&id) {
                 f.status = "processing".into();
                 f.ready_ms = ready;
@@ -228,9 +305,14 @@ pub async fn create(
     let mime = crate::body::opt_str(&b, "mimeType")?;
     let now = app.now_ms();
     let rec = match (url, mime) {
-        (Some(_), Some(_)) => return Err(ApiError::bad("give either url or {name, mimeType}, not both")),
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad(
+                "give either url or {name, mimeType}, not both",
+            ))
+        }
         (Some(url), None) => {
             let (bytes, mime, fetched) = fetch_document(&app, &url, "url").await?;
+            let now = app.now_ms();
             FileRec {
                 id: new_id("file_"),
                 org: caller.org.clone(),
@@ -249,7 +331,10 @@ pub async fn create(
         (None, Some(mime)) => {
             let name = name.ok_or_else(|| ApiError::field("name", "is required with mimeType"))?;
             if !mime.contains('/') {
-                return Err(ApiError::field("mimeType", "must be a MIME type like application/pdf"));
+                return Err(ApiError::field(
+                    "mimeType",
+                    "must be a MIME type like application/pdf",
+                ));
             }
             FileRec {
                 id: new_id("file_"),
@@ -302,14 +387,30 @@ pub async fn upload(
         .find(|f| f.upload_token.as_deref() == Some(token.as_str()))
         .ok_or_else(|| ApiError::not_found("upload address"))?;
     if f.status != "awaiting_upload" {
-        return Err(ApiError::conflict("already_uploaded", "this upload address was already used"));
+        return Err(ApiError::conflict(
+            "already_uploaded",
+            "this upload address was already used",
+        ));
     }
     if now >= f.upload_expires_ms {
-        return Err(ApiError::new(StatusCode::GONE, "expired", "the upload address is valid 15 minutes and has expired"));
+        return Err(ApiError::new(
+            StatusCode::GONE,
+            "expired",
+            "the upload address is valid 15 minutes and has expired",
+        ));
     }
-    let ct = headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
+    let ct = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
     if ct != f.mime_type {
-        return Err(ApiError::field("content-type", &format!("must be exactly `{}`, the mimeType given at registration", f.mime_type)));
+        return Err(ApiError::field(
+            "content-type",
+            &format!(
+                "must be exactly `{}`, the mimeType given at registration",
+                f.mime_type
+            ),
+        ));
     }
     if body.is_empty() {
         return Err(ApiError::field("body", "an upload cannot be empty"));
@@ -322,18 +423,42 @@ pub async fn upload(
 }
 
 /// `GET /downloads/:id?expires&sig` (signed output URL; no bearer).
-pub async fn download(AxState(app): AxState<Shared>, Path(id): Path<String>, RawQuery(q): RawQuery) -> ApiResult<Response> {
+pub async fn download(
+    AxState(app): AxState<Shared>,
+    Path(id): Path<String>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<Response> {
     let q = crate::body::query_pairs(q.as_deref());
-    let expires: i64 = crate::body::q_get(&q, "expires").and_then(|e| e.parse().ok()).unwrap_or(0);
+    let expires: i64 = crate::body::q_get(&q, "expires")
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(0);
     let given = crate::body::q_get(&q, "sig").unwrap_or_default();
     if given != sig(&app, &id, expires) {
-        return Err(ApiError::new(StatusCode::FORBIDDEN, "invalid_signature", "the download URL signature is invalid"));
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "invalid_signature",
+            "the download URL signature is invalid",
+        ));
     }
     if app.now_ms() > expires {
-        return Err(ApiError::new(StatusCode::GONE, "expired", "the download URL is valid one hour and has expired"));
+        return Err(ApiError::new(
+            StatusCode::GONE,
+            "expired",
+            "the download URL is valid one hour and has expired",
+        ));
     }
     let st = lock(&app.state);
-    let f = st.files.get(&id).ok_or_else(|| ApiError::not_found("file"))?;
+    let f = st
+        .files
+        .get(&id)
+        .ok_or_else(|| ApiError::not_found("file"))?;
+    if file_status(f, app.now_ms()) != "ready" {
+        return Err(ApiError::conflict(
+            "output_not_ready",
+            "the file bytes are still settling; retry shortly",
+        )
+        .retryable(true));
+    }
     let mut resp = f.bytes.clone().into_response();
     if let Ok(v) = f.mime_type.parse() {
         resp.headers_mut().insert("content-type", v);

@@ -75,7 +75,9 @@ impl HttpClient {
         body: Bytes,
         timeout: Duration,
     ) -> Result<Fetched, FetchError> {
-        let uri: hyper::Uri = url.parse().map_err(|_| FetchError::BadUrl("not a valid URL".into()))?;
+        let uri: hyper::Uri = url
+            .parse()
+            .map_err(|_| FetchError::BadUrl("not a valid URL".into()))?;
         match uri.scheme_str() {
             Some("http") => {}
             Some("https") => {
@@ -111,7 +113,11 @@ impl HttpClient {
                     }
                 })?
                 .to_bytes();
-            Ok(Fetched { status, headers, body })
+            Ok(Fetched {
+                status,
+                headers,
+                body,
+            })
         };
         tokio::time::timeout(timeout, work)
             .await

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod actions;
 pub mod agent_engine;
 pub mod agent_runs;
 pub mod agents;
@@ -8,12 +9,18 @@ pub mod auth;
 pub mod body;
 pub mod config;
 pub mod control;
+pub mod documents;
 pub mod error;
+pub mod extract;
 pub mod files;
 pub mod http_client;
+pub mod realtime;
+pub mod redact;
+pub mod runs;
 pub mod signing;
 pub mod state;
 pub mod util;
+pub mod verbs;
 pub mod webhooks;
 
 use crate::app::{App, Shared};
@@ -61,30 +68,70 @@ pub fn router(app: Shared) -> Router {
         .route("/v1/agents/{id}", get(agent_runs::get_agent))
         .route("/v1/agent-runs", post(agent_runs::create))
         .route("/v1/agent-runs/{id}", get(agent_runs::get))
-        .route("/v1/agent-runs/{id}/approvals/{approval}", post(agent_runs::decide))
-        .route("/v1/agent-runs/{id}/tasks/{task}/complete", post(agent_runs::complete_task))
+        .route(
+            "/v1/agent-runs/{id}/approvals/{approval}",
+            post(agent_runs::decide),
+        )
+        .route(
+            "/v1/agent-runs/{id}/tasks/{task}/complete",
+            post(agent_runs::complete_task),
+        )
         .route("/v1/files", post(files::create))
         .route("/v1/files/{id}", get(files::get))
+        .route("/v1/extract", post(verbs::extract))
+        .route("/v1/extract/batch", post(verbs::extract_batch))
+        .route("/v1/parse", post(verbs::parse))
+        .route("/v1/redact", post(verbs::redact))
+        .route("/v1/fill", post(verbs::fill))
+        .route("/v1/sign", post(verbs::sign))
+        .route("/v1/pipeline", post(verbs::pipeline))
+        .route("/v1/{capability}/configs", post(actions::create_config))
+        .route("/v1/actions", post(actions::create_action))
+        .route("/v1/actions/catalog", get(actions::catalog))
+        .route("/v1/realtime/transcriptions", post(realtime::create))
+        .route("/v1/realtime/transcriptions/{id}", get(realtime::get))
+        .route("/v1/runs", get(runs::list))
+        .route("/v1/runs/{id}", get(runs::get).delete(runs::delete))
+        .route("/v1/runs/{id}/cancel", post(runs::cancel))
+        .route("/v1/runs/{id}/keep", post(runs::keep))
+        .route("/v1/runs/{id}/output/{name}", get(runs::output))
         .route("/v1/webhooks", post(webhooks::create).get(webhooks::list))
-        .route("/v1/webhooks/{id}", get(webhooks::get).patch(webhooks::patch).delete(webhooks::delete))
+        .route(
+            "/v1/webhooks/{id}",
+            get(webhooks::get)
+                .patch(webhooks::patch)
+                .delete(webhooks::delete),
+        )
         .route("/v1/webhooks/{id}/deliveries", get(webhooks::deliveries))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn_with_state(app.clone(), auth::gate));
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            auth::gate,
+        ));
     let mut public = Router::new()
         .route("/v1/webhooks/jwks.json", get(webhooks::jwks))
         .route("/process/jwks.json", get(webhooks::jwks))
         .route("/uploads/{token}", put(files::upload))
-        .route("/downloads/{id}", get(files::download));
+        .route("/v1/realtime/socket", get(realtime::socket))
+        .route("/downloads/{id}", get(files::download))
+        .route("/envelopes/{id}", get(verbs::envelope_get))
+        .route("/envelopes/{id}/sign", post(verbs::envelope_sign));
     if app.config.control {
         public = public
             .route("/__emulator/clock", get(control::clock))
             .route("/__emulator/clock/advance", post(control::advance))
-            .route("/__emulator/faults", post(control::push_fault).delete(control::clear_faults));
+            .route(
+                "/__emulator/faults",
+                post(control::push_fault).delete(control::clear_faults),
+            );
     }
     public
         .merge(v1)
-        .layer(axum::middleware::from_fn_with_state(app.clone(), auth::request_id))
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            auth::request_id,
+        ))
         .with_state(app)
 }
 
@@ -93,7 +140,11 @@ async fn not_found() -> ApiError {
 }
 
 async fn method_not_allowed() -> ApiError {
-    ApiError::new(axum::http::StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this route does not take that method")
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this route does not take that method",
+    )
 }
 
 /// Binds and serves in the background.
@@ -121,5 +172,10 @@ pub async fn serve(config: Config) -> Result<Handle, String> {
             })
             .await;
     });
-    Ok(Handle { addr, app, shutdown: Some(tx), task })
+    Ok(Handle {
+        addr,
+        app,
+        shutdown: Some(tx),
+        task,
+    })
 }

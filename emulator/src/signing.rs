@@ -65,7 +65,14 @@ impl Signer {
     }
 
     /// Signs one delivery attempt of `body` at `iat` (unix seconds).
-    pub fn token(&self, processing_id: &str, event_id: &str, kind: &str, body: &[u8], iat: i64) -> String {
+    pub fn token(
+        &self,
+        processing_id: &str,
+        event_id: &str,
+        kind: &str,
+        body: &[u8],
+        iat: i64,
+    ) -> String {
         let header = format!("{{\"alg\":\"ES256\",\"kid\":{}}}", json_str(&self.kid));
         let claims = serde_json::json!({
             "iss": ISSUER,
@@ -76,7 +83,11 @@ impl Signer {
             "iat": iat,
             "exp": iat + TOKEN_LIFETIME_SECS,
         });
-        let signing_input = format!("{}.{}", b64url(header.as_bytes()), b64url(claims.to_string().as_bytes()));
+        let signing_input = format!(
+            "{}.{}",
+            b64url(header.as_bytes()),
+            b64url(claims.to_string().as_bytes())
+        );
         let sig: Signature = self.key.sign(signing_input.as_bytes());
         format!("{signing_input}.{}", b64url(&sig.to_bytes()))
     }
@@ -102,8 +113,15 @@ mod tests {
         let body = br#"{"eventId":"evt_1"}"#;
         let t = s.token("agr_1", "evt_1", "agent_run.completed", body, 1_000);
         let parts: Vec<&str> = t.split('.').collect();
-        let dec = |p: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p).unwrap();
-        assert_eq!(String::from_utf8(dec(parts[0])).unwrap(), format!("{{\"alg\":\"ES256\",\"kid\":\"{}\"}}", s.kid));
+        let dec = |p: &str| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(p)
+                .unwrap()
+        };
+        assert_eq!(
+            String::from_utf8(dec(parts[0])).unwrap(),
+            format!("{{\"alg\":\"ES256\",\"kid\":\"{}\"}}", s.kid)
+        );
         let claims: serde_json::Value = serde_json::from_slice(&dec(parts[1])).unwrap();
         assert_eq!(claims["exp"], 1_300);
         assert_eq!(claims["iss"], "svc-process");
@@ -113,7 +131,8 @@ mod tests {
         sec1.extend(dec(jwk["y"].as_str().unwrap()));
         let vk = VerifyingKey::from_sec1_bytes(&sec1).unwrap();
         let sig = Signature::from_slice(&dec(parts[2])).unwrap();
-        vk.verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &sig).unwrap();
+        vk.verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &sig)
+            .unwrap();
         let restored = Signer::from_secret(&s.secret()).unwrap();
         assert_eq!(restored.kid, s.kid);
     }

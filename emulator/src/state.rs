@@ -277,6 +277,12 @@ pub struct Space {
     pub name: String,
     /// Creation.
     pub created_ms: i64,
+    /// Closing deadline, if any.
+    #[serde(default)]
+    pub expires_ms: Option<i64>,
+    /// Closed after its deadline (its runs and files are gone; `space.expired` was fired).
+    #[serde(default)]
+    pub closed: bool,
 }
 
 /// A realtime session.

@@ -36,6 +36,29 @@ pub fn iso(ms: i64) -> String {
     )
 }
 
+/// Parses `YYYY-MM-DDTHH:MM:SS[.mmm]Z` to unix milliseconds.
+pub fn parse_iso(s: &str) -> Option<i64> {
+    let s = s.strip_suffix('Z')?;
+    let (date, time) = s.split_once('T')?;
+    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
+    let (y, m, dd) = (d.next()??, d.next()??, d.next()??);
+    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
+    let mut t = hms.split(':').map(|p| p.parse::<i64>().ok());
+    let (hh, mi, ss) = (t.next()??, t.next()??, t.next()??);
+    let ms: i64 = format!("{frac:0<3}").get(..3)?.parse().ok()?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&dd) || hh > 23 || mi > 59 || ss > 60 {
+        return None;
+    }
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2.rem_euclid(400);
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + dd - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 86_400 + hh * 3600 + mi * 60 + ss) * 1000) + ms)
+}
+
 /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
 fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
@@ -90,5 +113,10 @@ mod tests {
         assert_eq!(iso(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso(951_782_400_123), "2000-02-29T00:00:00.123Z");
         assert_eq!(iso(1_795_000_000_000), "2026-11-18T11:06:40.000Z");
+        for ms in [0, 951_782_400_123, 1_795_000_000_000, 4_102_444_800_999] {
+            assert_eq!(parse_iso(&iso(ms)), Some(ms));
+        }
+        assert_eq!(parse_iso("2026-13-01T00:00:00Z"), None);
+        assert_eq!(parse_iso("nope"), None);
     }
 }

@@ -12,7 +12,6 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{json, Value};
-use std::collections::VecDeque;
 use std::time::Duration;
 
 /// Every event type of the spec.
@@ -48,22 +47,36 @@ fn endpoint_json(e: &Endpoint) -> Value {
 }
 
 fn parse_events(v: &Value) -> ApiResult<Vec<String>> {
-    let arr = v.as_array().ok_or_else(|| ApiError::field("events", "must be an array of event types"))?;
+    let arr = v
+        .as_array()
+        .ok_or_else(|| ApiError::field("events", "must be an array of event types"))?;
     if arr.is_empty() {
-        return Err(ApiError::field("events", "must list at least one event type (omit it for all types)"));
+        return Err(ApiError::field(
+            "events",
+            "must list at least one event type (omit it for all types)",
+        ));
     }
     let mut out = Vec::new();
     for (i, t) in arr.iter().enumerate() {
         match t.as_str() {
             Some(s) if EVENT_TYPES.contains(&s) => out.push(s.to_string()),
-            _ => return Err(ApiError::field(&format!("events[{i}]"), "is not a known event type")),
+            _ => {
+                return Err(ApiError::field(
+                    &format!("events[{i}]"),
+                    "is not a known event type",
+                ))
+            }
         }
     }
     Ok(out)
 }
 
 /// `POST /v1/webhooks`.
-pub async fn create(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, b: Bytes) -> ApiResult<Json<Value>> {
+pub async fn create(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
     let b = body::object(&b)?;
     let url = body::opt_str(&b, "url")?.ok_or_else(|| ApiError::field("url", "is required"))?;
     body::check_webhook_url(&url, app.config.allow_http_webhooks, "url")?;
@@ -73,7 +86,15 @@ pub async fn create(AxState(app): AxState<Shared>, Extension(c): Extension<Calle
     };
     let mut st = lock(&app.state);
     let seq = st.next_seq();
-    let e = Endpoint { id: new_id("whe_"), org: c.org, url, events, disabled: false, created_ms: app.now_ms(), seq };
+    let e = Endpoint {
+        id: new_id("whe_"),
+        org: c.org,
+        url,
+        events,
+        disabled: false,
+        created_ms: app.now_ms(),
+        seq,
+    };
     let out = endpoint_json(&e);
     st.endpoints.insert(e.id.clone(), e);
     app.mark_dirty();
@@ -84,7 +105,7 @@ pub async fn create(AxState(app): AxState<Shared>, Extension(c): Extension<Calle
 pub async fn list(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>) -> Json<Value> {
     let st = lock(&app.state);
     let mut v: Vec<&Endpoint> = st.endpoints.values().filter(|e| e.org == c.org).collect();
-    v.sort_by(|a, b| b.seq.cmp(&a.seq));
+    v.sort_by_key(|e| std::cmp::Reverse(e.seq));
     Json(json!({"object": "list", "data": v.into_iter().map(endpoint_json).collect::<Vec<_>>()}))
 }
 
@@ -96,13 +117,22 @@ fn own<'a>(st: &'a mut State, org: &str, id: &str) -> ApiResult<&'a mut Endpoint
 }
 
 /// `GET /v1/webhooks/:id`.
-pub async fn get(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn get(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
     let mut st = lock(&app.state);
     Ok(Json(endpoint_json(own(&mut st, &c.org, &id)?)))
 }
 
 /// `PATCH /v1/webhooks/:id`.
-pub async fn patch(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path(id): Path<String>, b: Bytes) -> ApiResult<Json<Value>> {
+pub async fn patch(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path(id): Path<String>,
+    b: Bytes,
+) -> ApiResult<Json<Value>> {
     let b = body::object(&b)?;
     let url = body::opt_str(&b, "url")?;
     if let Some(u) = &url {
@@ -135,7 +165,11 @@ pub async fn patch(AxState(app): AxState<Shared>, Extension(c): Extension<Caller
 }
 
 /// `DELETE /v1/webhooks/:id` (204).
-pub async fn delete(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path(id): Path<String>) -> ApiResult<StatusCode> {
+pub async fn delete(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
     let mut st = lock(&app.state);
     own(&mut st, &c.org, &id)?;
     st.endpoints.remove(&id);
@@ -145,7 +179,11 @@ pub async fn delete(AxState(app): AxState<Shared>, Extension(c): Extension<Calle
 }
 
 /// `GET /v1/webhooks/:id/deliveries` (50 newest attempts, newest first).
-pub async fn deliveries(AxState(app): AxState<Shared>, Extension(c): Extension<Caller>, Path(id): Path<String>) -> ApiResult<Json<Value>> {
+pub async fn deliveries(
+    AxState(app): AxState<Shared>,
+    Extension(c): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
     let mut st = lock(&app.state);
     own(&mut st, &c.org, &id)?;
     let rows: Vec<Value> = st
@@ -167,7 +205,10 @@ pub async fn deliveries(AxState(app): AxState<Shared>, Extension(c): Extension<C
 /// `GET /v1/webhooks/jwks.json` and `/process/jwks.json`: no auth, never rate limited, cacheable one hour.
 pub async fn jwks(AxState(app): AxState<Shared>) -> Response {
     let mut r = Json(app.signer.jwks()).into_response();
-    r.headers_mut().insert("cache-control", HeaderValue::from_static("public, max-age=3600"));
+    r.headers_mut().insert(
+        "cache-control",
+        HeaderValue::from_static("public, max-age=3600"),
+    );
     r
 }
 
@@ -178,9 +219,19 @@ pub async fn jwks(AxState(app): AxState<Shared>) -> Response {
 pub fn check_ref(st: &State, org: &str, w: &Option<WebhookRef>) -> ApiResult<()> {
     if let Some(WebhookRef::Id(id)) = w {
         match st.endpoints.get(id).filter(|e| e.org == org) {
-            None => return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "webhook_endpoint_not_found", "webhook.id: no such webhook endpoint")),
+            None => {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "webhook_endpoint_not_found",
+                    "webhook.id: no such webhook endpoint",
+                ))
+            }
             Some(e) if e.disabled => {
-                return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "webhook_endpoint_disabled", "webhook.id: the webhook endpoint is disabled"))
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "webhook_endpoint_disabled",
+                    "webhook.id: the webhook endpoint is disabled",
+                ))
             }
             _ => {}
         }
@@ -194,7 +245,10 @@ fn target(st: &State, org: &str, w: &WebhookRef, kind: &str) -> Option<(String, 
     match w {
         WebhookRef::Url(u) => Some((u.clone(), None)),
         WebhookRef::Id(id) => {
-            let e = st.endpoints.get(id).filter(|e| e.org == org && !e.disabled)?;
+            let e = st
+                .endpoints
+                .get(id)
+                .filter(|e| e.org == org && !e.disabled)?;
             if let Some(f) = &e.events {
                 if !f.iter().any(|t| t == kind) {
                     return None;
@@ -226,18 +280,33 @@ async fn attempt(app: &App, org: &str, w: &WebhookRef, ev: &mut PendingEvent) ->
     ev.attempts += 1;
     let body = envelope(ev);
     let now = app.now_ms();
-    let token = app.signer.token(&ev.processing_id, &ev.event_id, &ev.kind, &body, now.div_euclid(1000));
+    let token = app.signer.token(
+        &ev.processing_id,
+        &ev.event_id,
+        &ev.kind,
+        &body,
+        now.div_euclid(1000),
+    );
     let headers = [
         ("content-type", "application/json".to_string()),
         ("x-svc-signature", token),
         ("user-agent", "docauto-emulator-webhooks".to_string()),
     ];
-    let res = app.http.send(hyper::Method::POST, &url, &headers, Bytes::from(body), Duration::from_secs(10)).await;
+    let res = app
+        .http
+        .send(
+            hyper::Method::POST,
+            &url,
+            &headers,
+            Bytes::from(body),
+            Duration::from_secs(10),
+        )
+        .await;
     let status = res.as_ref().map(|f| f.status).unwrap_or(0);
     let ok = (200..300).contains(&status);
     if let Some(eid) = endpoint {
         let mut st = lock(&app.state);
-        let rows = st.deliveries.entry(eid.clone()).or_insert_with(VecDeque::new);
+        let rows = st.deliveries.entry(eid.clone()).or_default();
         rows.push_front(Delivery {
             endpoint_id: eid,
             processing_id: ev.processing_id.clone(),
@@ -263,7 +332,9 @@ async fn attempt(app: &App, org: &str, w: &WebhookRef, ev: &mut PendingEvent) ->
 pub async fn deliver_agent_events(app: &App, run_id: &str) {
     let (events, w, org) = {
         let mut st = lock(&app.state);
-        let Some(run) = st.agent_runs.get_mut(run_id) else { return };
+        let Some(run) = st.agent_runs.get_mut(run_id) else {
+            return;
+        };
         if run.pending_events.is_empty() {
             return;
         }
@@ -288,7 +359,11 @@ pub async fn deliver_agent_events(app: &App, run_id: &str) {
             Some(ev)
         }
     });
-    let failed: Vec<PendingEvent> = futures_util::future::join_all(jobs).await.into_iter().flatten().collect();
+    let failed: Vec<PendingEvent> = futures_util::future::join_all(jobs)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
     if !failed.is_empty() {
         let mut st = lock(&app.state);
         if let Some(run) = st.agent_runs.get_mut(run_id) {

@@ -20,7 +20,15 @@ pub async fn start(args: &[&str]) -> Handle {
 
 /// Fast defaults: control on, time scale 0.01, http webhooks allowed, a high rate limit.
 pub async fn start_fast() -> Handle {
-    start(&["--control", "--time-scale", "0.01", "--allow-http-webhooks", "--rate-limit", "100000"]).await
+    start(&[
+        "--control",
+        "--time-scale",
+        "0.01",
+        "--allow-http-webhooks",
+        "--rate-limit",
+        "100000",
+    ])
+    .await
 }
 
 #[derive(Debug)]
@@ -40,8 +48,19 @@ impl Resp {
     }
 }
 
-pub async fn call(h: &Handle, method: &str, path: &str, key: Option<&str>, body: Option<Value>, extra: &[(&str, &str)]) -> Resp {
-    let url = if path.starts_with("http") { path.to_string() } else { format!("{}{}", h.base_url(), path) };
+pub async fn call(
+    h: &Handle,
+    method: &str,
+    path: &str,
+    key: Option<&str>,
+    body: Option<Value>,
+    extra: &[(&str, &str)],
+) -> Resp {
+    let url = if path.starts_with("http") {
+        path.to_string()
+    } else {
+        format!("{}{}", h.base_url(), path)
+    };
     let mut headers: Vec<(&str, String)> = Vec::new();
     if let Some(k) = key {
         headers.push(("authorization", format!("Bearer {k}")));
@@ -52,11 +71,22 @@ pub async fn call(h: &Handle, method: &str, path: &str, key: Option<&str>, body:
     }
     let b = body.map(|b| Bytes::from(b.to_string())).unwrap_or_default();
     let f = HttpClient::default()
-        .send(method.parse().unwrap(), &url, &headers, b, Duration::from_secs(60))
+        .send(
+            method.parse().unwrap(),
+            &url,
+            &headers,
+            b,
+            Duration::from_secs(60),
+        )
         .await
         .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
     let body = serde_json::from_slice(&f.body).unwrap_or(Value::Null);
-    Resp { status: f.status, headers: f.headers, body, raw: f.body }
+    Resp {
+        status: f.status,
+        headers: f.headers,
+        body,
+        raw: f.body,
+    }
 }
 
 pub async fn get(h: &Handle, path: &str) -> Resp {
@@ -91,7 +121,11 @@ pub async fn receiver(statuses: Vec<u16>) -> Receiver {
         async move {
             let mut v = hits.lock().unwrap();
             let n = v.len();
-            v.push(Hit { headers, body, at: std::time::Instant::now() });
+            v.push(Hit {
+                headers,
+                body,
+                at: std::time::Instant::now(),
+            });
             let s = *statuses.get(n).or(statuses.last()).unwrap_or(&200);
             axum::http::StatusCode::from_u16(s).unwrap()
         }
@@ -99,15 +133,26 @@ pub async fn receiver(statuses: Vec<u16>) -> Receiver {
     let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = l.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
-    Receiver { url: format!("http://{addr}/hook"), hits }
+    Receiver {
+        url: format!("http://{addr}/hook"),
+        hits,
+    }
 }
 
 impl Receiver {
     pub fn events(&self) -> Vec<Value> {
-        self.hits.lock().unwrap().iter().map(|h| serde_json::from_slice(&h.body).unwrap()).collect()
+        self.hits
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|h| serde_json::from_slice(&h.body).unwrap())
+            .collect()
     }
     pub fn types(&self) -> Vec<String> {
-        self.events().iter().map(|e| e["type"].as_str().unwrap().to_string()).collect()
+        self.events()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap().to_string())
+            .collect()
     }
 }
 
@@ -122,8 +167,13 @@ pub async fn doc_server(docs: Vec<(&'static str, &'static str, Vec<u8>)>) -> Str
             if let Some(rest) = path.strip_prefix("/chunked") {
                 if let Some((_, ct, b)) = docs.iter().find(|(p, _, _)| *p == rest) {
                     let b = Bytes::from(b.clone());
-                    let stream = futures_util::stream::once(async move { Ok::<_, std::io::Error>(b) });
-                    return ([("content-type", *ct)], axum::body::Body::from_stream(stream)).into_response();
+                    let stream =
+                        futures_util::stream::once(async move { Ok::<_, std::io::Error>(b) });
+                    return (
+                        [("content-type", *ct)],
+                        axum::body::Body::from_stream(stream),
+                    )
+                        .into_response();
                 }
             }
             match docs.iter().find(|(p, _, _)| *p == path) {
@@ -142,8 +192,18 @@ pub const INVOICE_TXT: &str = "ACME Corporation\nInvoice Number: INV-2041\nInvoi
 
 /// Serves the invoice text and returns a ready file id registered by URL (waits for `ready`).
 pub async fn ready_file(h: &Handle) -> String {
-    let base = doc_server(vec![("/invoice.txt", "text/plain", INVOICE_TXT.as_bytes().to_vec())]).await;
-    let r = post(h, "/v1/files", serde_json::json!({"url": format!("{base}/invoice.txt")})).await;
+    let base = doc_server(vec![(
+        "/invoice.txt",
+        "text/plain",
+        INVOICE_TXT.as_bytes().to_vec(),
+    )])
+    .await;
+    let r = post(
+        h,
+        "/v1/files",
+        serde_json::json!({"url": format!("{base}/invoice.txt")}),
+    )
+    .await;
     assert_eq!(r.status, 200, "{:?}", r.body);
     let id = r.body["id"].as_str().unwrap().to_string();
     for _ in 0..500 {
@@ -160,14 +220,29 @@ pub async fn verify_signature(h: &Handle, token: &str, body: &[u8]) -> Value {
     use base64::Engine;
     use p256::ecdsa::{signature::Verifier, Signature, VerifyingKey};
     use sha2::Digest;
-    let dec = |p: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p).unwrap();
+    let dec = |p: &str| {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(p)
+            .unwrap()
+    };
     let parts: Vec<&str> = token.split('.').collect();
     assert_eq!(parts.len(), 3);
     let header: Value = serde_json::from_slice(&dec(parts[0])).unwrap();
-    assert_eq!(header.as_object().unwrap().len(), 2, "header is exactly alg + kid");
+    assert_eq!(
+        header.as_object().unwrap().len(),
+        2,
+        "header is exactly alg + kid"
+    );
     assert_eq!(header["alg"], "ES256");
-    let jwks = call(h, "GET", "/v1/webhooks/jwks.json", None, None, &[]).await.body;
-    let jwk = jwks["keys"].as_array().unwrap().iter().find(|k| k["kid"] == header["kid"]).expect("kid in JWKS");
+    let jwks = call(h, "GET", "/v1/webhooks/jwks.json", None, None, &[])
+        .await
+        .body;
+    let jwk = jwks["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["kid"] == header["kid"])
+        .expect("kid in JWKS");
     let mut sec1 = vec![4u8];
     sec1.extend(dec(jwk["x"].as_str().unwrap()));
     sec1.extend(dec(jwk["y"].as_str().unwrap()));
@@ -175,12 +250,16 @@ pub async fn verify_signature(h: &Handle, token: &str, body: &[u8]) -> Value {
     let sig_bytes = dec(parts[2]);
     assert_eq!(sig_bytes.len(), 64, "raw r||s");
     let sig = Signature::from_slice(&sig_bytes).unwrap();
-    vk.verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &sig).expect("signature verifies");
+    vk.verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &sig)
+        .expect("signature verifies");
     let claims: Value = serde_json::from_slice(&dec(parts[1])).unwrap();
     let sha = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(body));
     assert_eq!(claims["bodySha256"], sha);
     assert_eq!(claims["iss"], "svc-process");
-    assert_eq!(claims["exp"].as_i64().unwrap(), claims["iat"].as_i64().unwrap() + 300);
+    assert_eq!(
+        claims["exp"].as_i64().unwrap(),
+        claims["iat"].as_i64().unwrap() + 300
+    );
     let env: Value = serde_json::from_slice(body).unwrap();
     assert_eq!(claims["eventId"], env["eventId"]);
     assert_eq!(claims["type"], env["type"]);

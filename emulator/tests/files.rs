@@ -1,0 +1,194 @@
+//! File registration by URL and by upload address.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+mod common;
+use common::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn registration_by_url_goes_processing_then_ready() {
+    let h = start(&["--control", "--time-scale", "1"]).await;
+    let base = doc_server(vec![("/a.txt", "text/plain", b"hello".to_vec())]).await;
+    let r = post(
+        &h,
+        "/v1/files",
+        json!({"url": format!("{base}/a.txt"), "name": "greeting.txt"}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.body["id"].as_str().unwrap().starts_with("file_"));
+    assert_eq!(r.body["name"], "greeting.txt");
+    assert_eq!(r.body["status"], "processing");
+    let id = r.body["id"].as_str().unwrap();
+    post(&h, "/__emulator/clock/advance", json!({"seconds": 2})).await;
+    assert_eq!(
+        get(&h, &format!("/v1/files/{id}")).await.body["status"],
+        "ready"
+    );
+}
+
+#[tokio::test]
+async fn source_answering_404_is_422_file_fetch_failed() {
+    let h = start_fast().await;
+    let base = doc_server(vec![]).await;
+    let r = post(
+        &h,
+        "/v1/files",
+        json!({"url": format!("{base}/missing.pdf")}),
+    )
+    .await;
+    assert_eq!((r.status, r.code()), (422, "file_fetch_failed"));
+    assert!(r.body["message"].as_str().unwrap().starts_with("url: "));
+}
+
+#[tokio::test]
+async fn unreachable_source_is_422_file_fetch_failed() {
+    let h = start_fast().await;
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    drop(l);
+    let r = post(
+        &h,
+        "/v1/files",
+        json!({"url": format!("http://127.0.0.1:{port}/x.txt")}),
+    )
+    .await;
+    assert_eq!((r.status, r.code()), (422, "file_fetch_failed"));
+}
+
+#[tokio::test]
+async fn empty_source_is_422_file_fetch_failed() {
+    let h = start_fast().await;
+    let base = doc_server(vec![("/empty.txt", "text/plain", vec![])]).await;
+    let r = post(&h, "/v1/files", json!({"url": format!("{base}/empty.txt")})).await;
+    assert_eq!((r.status, r.code()), (422, "file_fetch_failed"));
+}
+
+#[tokio::test]
+async fn source_without_content_length_is_502_file_upload_failed() {
+    let h = start_fast().await;
+    let base = doc_server(vec![("/a.txt", "text/plain", b"hello".to_vec())]).await;
+    let r = post(
+        &h,
+        "/v1/files",
+        json!({"url": format!("{base}/chunked/a.txt")}),
+    )
+    .await;
+    assert_eq!((r.status, r.code()), (502, "file_upload_failed"));
+    assert_eq!(r.body["retryable"], true);
+}
+
+#[tokio::test]
+async fn upload_address_takes_a_put_with_the_same_content_type() {
+    let h = start_fast().await;
+    let r = post(
+        &h,
+        "/v1/files",
+        json!({"name": "notes.md", "mimeType": "text/markdown"}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body["status"], "awaiting_upload");
+    let url = r.body["uploadUrl"].as_str().unwrap().to_string();
+    assert!(r.body["uploadExpiresAt"].is_string());
+    let id = r.body["id"].as_str().unwrap().to_string();
+    let bad = call(&h, "PUT", &url, None, None, &[]).await; // content-type application/json
+    assert_eq!((bad.status, bad.code()), (400, "invalid_request"));
+    let ok = docauto_emulator::http_client::HttpClient::default()
+        .send(
+            hyper::Method::PUT,
+            &url,
+            &[("content-type", "text/markdown".into())],
+            "# Hi\nTotal: 3".into(),
+            std::time::Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ok.status, 200);
+    let again = docauto_emulator::http_client::HttpClient::default()
+        .send(
+            hyper::Method::PUT,
+            &url,
+            &[("content-type", "text/markdown".into())],
+            "x".into(),
+            std::time::Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.status, 409);
+    for _ in 0..200 {
+        if get(&h, &format!("/v1/files/{id}")).await.body["status"] == "ready" {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("uploaded file never ready");
+}
+
+#[tokio::test]
+async fn upload_address_expires_after_15_minutes() {
+    let h = start_fast().await;
+    let r = post(
+        &h,
+        "/v1/files",
+        json!({"name": "a.txt", "mimeType": "text/plain"}),
+    )
+    .await;
+    let url = r.body["uploadUrl"].as_str().unwrap().to_string();
+    post(
+        &h,
+        "/__emulator/clock/advance",
+        json!({"seconds": 15 * 60 + 1}),
+    )
+    .await;
+    let late = docauto_emulator::http_client::HttpClient::default()
+        .send(
+            hyper::Method::PUT,
+            &url,
+            &[("content-type", "text/plain".into())],
+            "x".into(),
+            std::time::Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert_eq!(late.status, 410);
+}
+
+#[tokio::test]
+async fn url_and_mime_type_together_is_400() {
+    let h = start_fast().await;
+    let r = post(
+        &h,
+        "/v1/files",
+        json!({"url": "http://127.0.0.1:1/a", "name": "a", "mimeType": "text/plain"}),
+    )
+    .await;
+    assert_eq!((r.status, r.code()), (400, "invalid_request"));
+    let r = post(&h, "/v1/files", json!({"mimeType": "text/plain"})).await;
+    assert!(r.body["message"].as_str().unwrap().starts_with("name: "));
+}
+
+#[tokio::test]
+async fn another_orgs_file_is_404() {
+    let h = start(&["--key", "ka:org_a", "--key", "kb:org_b"]).await;
+    let r = call(
+        &h,
+        "POST",
+        "/v1/files",
+        Some("ka"),
+        Some(json!({"name": "a.txt", "mimeType": "text/plain"})),
+        &[],
+    )
+    .await;
+    let id = r.body["id"].as_str().unwrap();
+    assert_eq!(
+        call(&h, "GET", &format!("/v1/files/{id}"), Some("kb"), None, &[])
+            .await
+            .status,
+        404
+    );
+}
