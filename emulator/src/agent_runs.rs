@@ -98,8 +98,9 @@ fn approval_entry(st: &State, a: &crate::state::RunApproval) -> Value {
     json!({"id": a.id, "kind": a.kind, "action": a.action, "requestedAt": iso(a.requested_ms), "rationale": a.rationale, "files": files, "params": a.params})
 }
 
-/// Brings a run up to date and delivers its events (inside this request).
-pub async fn observe(app: &App, run_id: &str) {
+/// Brings a run up to date and delivers its events (inside this request); `retries`: also retry events that
+/// failed in earlier requests.
+pub async fn observe(app: &App, run_id: &str, retries: bool) {
     {
         let mut st = lock(&app.state);
         let Some(mut run) = st.agent_runs.remove(run_id) else {
@@ -117,14 +118,15 @@ pub async fn observe(app: &App, run_id: &str) {
         st.agent_runs.insert(run_id.to_string(), run);
     }
     app.mark_dirty();
-    crate::webhooks::deliver_agent_events(app, run_id).await;
+    crate::webhooks::deliver_agent_events(app, run_id, retries).await;
 }
 
 /// Holds up to `wait` seconds until the run finishes or blocks on a person. Returns its status.
-async fn hold(app: &App, run_id: &str, wait: u64) -> String {
+async fn hold(app: &App, run_id: &str, wait: u64, mut retries: bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(wait);
     loop {
-        observe(app, run_id).await;
+        observe(app, run_id, retries).await;
+        retries = false;
         let status = lock(&app.state)
             .agent_runs
             .get(run_id)
@@ -173,7 +175,7 @@ pub async fn create(
     if let Some(k) = &idem {
         let prior = lock(&app.state).idempotency.get(k).cloned();
         if let Some(id) = prior {
-            observe(&app, &id).await;
+            observe(&app, &id, true).await;
             let st = lock(&app.state);
             let run = visible(&st, &c, &id, app.config.scope_keys)?;
             let code = if is_terminal(&run.status) {
@@ -279,7 +281,7 @@ pub async fn create(
             return Ok((StatusCode::ACCEPTED, Json(run)).into_response());
         }
     }
-    let status = hold(&app, &id, wait).await;
+    let status = hold(&app, &id, wait, true).await;
     if is_terminal(&status) {
         return Ok((StatusCode::OK, Json(full(&app, &id))).into_response());
     }
@@ -301,7 +303,7 @@ pub async fn get(
     let q = body::query_pairs(q.as_deref());
     let wait = body::wait(&q, 0)?;
     visible(&lock(&app.state), &c, &id, app.config.scope_keys)?;
-    hold(&app, &id, wait).await;
+    hold(&app, &id, wait, true).await;
     Ok(Json(full(&app, &id)))
 }
 
@@ -395,7 +397,7 @@ pub async fn decide(
             "params and files together must stay under 1 MiB",
         ));
     }
-    observe(&app, &id).await;
+    observe(&app, &id, true).await;
     {
         let mut st = lock(&app.state);
         let run = visible(&st, &c, &id, app.config.scope_keys)?.clone();
@@ -444,7 +446,7 @@ pub async fn decide(
         }
         app.mark_dirty();
     }
-    hold(&app, &id, wait).await;
+    hold(&app, &id, wait, false).await;
     let st = lock(&app.state);
     let run = visible(&st, &c, &id, app.config.scope_keys)?;
     let a = run
@@ -482,7 +484,7 @@ pub async fn complete_task(
     if note.as_ref().is_some_and(|n| n.chars().count() > 2000) {
         return Err(ApiError::field("note", "must be at most 2000 characters"));
     }
-    observe(&app, &id).await;
+    observe(&app, &id, true).await;
     {
         let mut st = lock(&app.state);
         let run = visible(&st, &c, &id, app.config.scope_keys)?.clone();
@@ -532,7 +534,7 @@ pub async fn complete_task(
         }
         app.mark_dirty();
     }
-    hold(&app, &id, wait).await;
+    hold(&app, &id, wait, false).await;
     let st = lock(&app.state);
     let run = visible(&st, &c, &id, app.config.scope_keys)?;
     let t = run

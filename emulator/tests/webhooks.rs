@@ -456,3 +456,35 @@ async fn deleted_endpoint_stops_delivering_for_runs_in_flight() {
     .await;
     assert_eq!(rcv.hits.lock().unwrap().len(), before);
 }
+
+#[tokio::test]
+async fn a_held_read_runs_the_ladder_of_an_old_event_only_once() {
+    let h = start(&[
+        "--time-scale",
+        "0.001",
+        "--allow-http-webhooks",
+        "--rate-limit",
+        "1000",
+    ])
+    .await;
+    let rcv = receiver(vec![500]).await;
+    let r = start_run(
+        &h,
+        "agt_contract_review",
+        json!({"webhook": {"url": rcv.url}}),
+        "",
+    )
+    .await;
+    let first = rcv.hits.lock().unwrap().len();
+    assert_eq!(first, 10, "two events, five attempts each");
+    get(
+        &h,
+        &format!("/v1/agent-runs/{}?wait=1", r.body["id"].as_str().unwrap()),
+    )
+    .await;
+    assert_eq!(
+        rcv.hits.lock().unwrap().len(),
+        20,
+        "one more ladder per event in the next request, not one per poll"
+    );
+}
