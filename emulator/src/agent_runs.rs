@@ -121,6 +121,15 @@ pub async fn observe(app: &App, run_id: &str, retries: bool) {
     crate::webhooks::deliver_agent_events(app, run_id, retries).await;
 }
 
+/// A `waiting` run with nothing left outstanding resumes `processing` (a new block then fires `agent_run.waiting`).
+fn resume(st: &mut State, id: &str) {
+    if let Some(r) = st.agent_runs.get_mut(id) {
+        if r.status == "waiting" && agent_engine::outstanding(r) == (0, 0) {
+            r.status = "processing".into();
+        }
+    }
+}
+
 /// Holds up to `wait` seconds until the run finishes or blocks on a person. Returns its status.
 async fn hold(app: &App, run_id: &str, wait: u64, mut retries: bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(wait);
@@ -143,7 +152,7 @@ async fn hold(app: &App, run_id: &str, wait: u64, mut retries: bool) -> String {
 fn visible<'a>(st: &'a State, c: &Caller, id: &str, scope: bool) -> ApiResult<&'a AgentRun> {
     st.agent_runs
         .get(id)
-        .filter(|r| r.org == c.org && (!scope || r.key == c.key))
+        .filter(|r| r.org == c.org && (!scope || r.key.0 == c.key))
         .ok_or_else(|| ApiError::not_found("agent run"))
 }
 
@@ -242,7 +251,7 @@ pub async fn create(
         let run = AgentRun {
             id: id.clone(),
             org: c.org.clone(),
-            key: c.key.clone(),
+            key: crate::util::Secret(c.key.clone()),
             agent_id: agent.id.clone(),
             agent_name: agent.name.clone(),
             agent_version: agent.version,
@@ -444,6 +453,7 @@ pub async fn decide(
                 a.files = f;
             }
         }
+        resume(&mut st, &id);
         app.mark_dirty();
     }
     hold(&app, &id, wait, false).await;
@@ -532,6 +542,7 @@ pub async fn complete_task(
                 }
             }
         }
+        resume(&mut st, &id);
         app.mark_dirty();
     }
     hold(&app, &id, wait, false).await;

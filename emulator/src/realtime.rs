@@ -37,7 +37,7 @@ pub const MINUTE_CREDITS: u64 = 2;
 fn session_json(app: &Shared, s: &RtSession) -> Value {
     json!({
         "object": "realtime_session", "id": s.id,
-        "url": format!("{}/v1/realtime/socket?ticket={}", app.base_url.replacen("http://", "ws://", 1), s.ticket),
+        "url": format!("{}/v1/realtime/socket?ticket={}", app.base_url.replacen("http://", "ws://", 1), s.ticket.0),
         "sampleRate": s.sample_rate, "encoding": "pcm16le", "finalPass": s.final_pass,
         "expiresAt": iso(s.expires_ms), "createdAt": iso(s.created_ms),
     })
@@ -72,7 +72,7 @@ pub async fn create(
     let s = RtSession {
         id: new_id("rts_"),
         org: c.org,
-        ticket: new_id("tkt_"),
+        ticket: crate::util::Secret(new_id("tkt_")),
         ticket_used: false,
         sample_rate,
         final_pass,
@@ -297,7 +297,7 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
         match st
             .realtime
             .values_mut()
-            .find(|s| !ticket.is_empty() && s.ticket == ticket)
+            .find(|s| !ticket.is_empty() && s.ticket.0 == ticket)
         {
             None => Err(("ticket_invalid", "the ticket is not known")),
             Some(s) if s.ticket_used => Err((

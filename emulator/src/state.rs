@@ -121,7 +121,7 @@ pub struct AgentRun {
     /// Organization.
     pub org: String,
     /// Creating key (for `--scope-keys`), never printed.
-    pub key: String,
+    pub key: crate::util::Secret,
     /// Agent id.
     pub agent_id: String,
     /// Agent name.
@@ -293,7 +293,7 @@ pub struct RtSession {
     /// Organization.
     pub org: String,
     /// Single-use ticket (secret).
-    pub ticket: String,
+    pub ticket: crate::util::Secret,
     /// Ticket consumed.
     pub ticket_used: bool,
     /// Sample rate.
