@@ -197,6 +197,7 @@ pub async fn create(
             ));
         }
     }
+    app.check_credits(&c.org)?;
     let b = body::object(&raw)?;
     let agent_id =
         body::opt_str(&b, "agent")?.ok_or_else(|| ApiError::field("agent", "is required"))?;

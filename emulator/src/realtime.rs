@@ -49,6 +49,7 @@ pub async fn create(
     Extension(c): Extension<Caller>,
     raw: Bytes,
 ) -> ApiResult<Json<Value>> {
+    app.check_credits(&c.org)?;
     let b = body::object(&raw)?;
     let sample_rate = match b.get("sampleRate") {
         None | Some(Value::Null) => 16_000,

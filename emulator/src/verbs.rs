@@ -47,6 +47,7 @@ fn common(
     h: &HeaderMap,
 ) -> ApiResult<Common> {
     let wait = body::wait(q, 60)?;
+    app.check_credits(&c.org)?;
     let metadata = body::metadata(b)?;
     let webhook = body::webhook(b, app.config.allow_http_webhooks)?;
     crate::webhooks::check_ref(&lock(&app.state), &c.org, &webhook)?;
@@ -367,27 +368,44 @@ fn extract_config(
     Ok((schema, source, citations, config))
 }
 
+/// Citations larger than this (serialized, all documents together) are dropped: `citationsOmitted: true`.
+pub const MAX_CITATIONS_BYTES: usize = 128 * 1024;
+
 fn extract_output(schema: &Value, citations: bool, docs: &[(Input, DocText)]) -> Value {
-    let mut documents = Vec::new();
-    let mut first: Option<(Value, Map<String, Value>)> = None;
-    for (i, d) in docs {
-        let (v, c) = crate::extract::fill(schema, d, &i.id);
-        let mut e = json!({"fileId": i.id, "name": i.name, "status": "processed", "value": v});
-        if citations && !c.is_empty() {
-            if let Some(o) = e.as_object_mut() {
+    let filled: Vec<(&Input, Value, Map<String, Value>)> = docs
+        .iter()
+        .map(|(i, d)| {
+            let (v, c) = crate::extract::fill(schema, d, &i.id);
+            (i, v, c)
+        })
+        .collect();
+    let size: usize = filled
+        .iter()
+        .map(|(_, _, c)| Value::Object(c.clone()).to_string().len())
+        .sum();
+    let omitted = citations && size > MAX_CITATIONS_BYTES;
+    let cite = citations && !omitted;
+    let documents: Vec<Value> = filled
+        .iter()
+        .map(|(i, v, c)| {
+            let mut e = json!({"fileId": i.id, "name": i.name, "status": "processed", "value": v});
+            if let (true, false, Some(o)) = (cite, c.is_empty(), e.as_object_mut()) {
                 o.insert("citations".into(), Value::Object(c.clone()));
             }
-        }
-        if first.is_none() {
-            first = Some((v, c));
-        }
-        documents.push(e);
-    }
-    let (value, cites) = first.unwrap_or((Value::Null, Map::new()));
+            e
+        })
+        .collect();
+    let (value, cites) = filled
+        .first()
+        .map(|(_, v, c)| (v.clone(), c.clone()))
+        .unwrap_or((Value::Null, Map::new()));
     let mut out = json!({"value": value, "documents": documents});
-    if citations && !cites.is_empty() {
-        if let Some(o) = out.as_object_mut() {
+    if let Some(o) = out.as_object_mut() {
+        if cite && !cites.is_empty() {
             o.insert("citations".into(), Value::Object(cites));
+        }
+        if omitted {
+            o.insert("citationsOmitted".into(), true.into());
         }
     }
     out

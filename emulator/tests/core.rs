@@ -429,3 +429,48 @@ async fn bad_wait_is_400_naming_wait() {
     assert_eq!(r.code(), "invalid_request");
     assert!(r.body["message"].as_str().unwrap().starts_with("wait: "));
 }
+
+#[tokio::test]
+async fn out_of_credits_starts_are_402_and_reads_still_work() {
+    let h = start_fast().await;
+    let f = ready_file(&h).await;
+    let run = post(&h, "/v1/parse", json!({"file": {"id": f}})).await;
+    let id = run.body["id"].as_str().unwrap();
+    post(
+        &h,
+        "/__emulator/credits",
+        json!({"org": "org_demo", "exhausted": true}),
+    )
+    .await;
+    for (path, body) in [
+        ("/v1/parse", json!({"file": {"id": f}})),
+        (
+            "/v1/agent-runs",
+            json!({"agent": "agt_document_digest", "files": [{"id": f}]}),
+        ),
+        ("/v1/realtime/transcriptions", json!({})),
+    ] {
+        let r = post(&h, path, body).await;
+        assert_eq!((r.status, r.code()), (402, "credits_exhausted"), "{path}");
+        assert_eq!(r.body["retryable"], false);
+    }
+    assert_eq!(get(&h, &format!("/v1/runs/{id}")).await.status, 200);
+    assert_eq!(
+        post(&h, &format!("/v1/runs/{id}/keep"), json!({}))
+            .await
+            .status,
+        200
+    );
+    post(
+        &h,
+        "/__emulator/credits",
+        json!({"org": "org_demo", "exhausted": false}),
+    )
+    .await;
+    assert_eq!(
+        post(&h, "/v1/parse", json!({"file": {"id": f}}))
+            .await
+            .status,
+        200
+    );
+}
