@@ -335,7 +335,13 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
         return close_session(&app, &id);
     }
     let mut vad = Vad::new(rate);
-    let idle = Duration::from_millis(app.config.scaled_ms(IDLE_MS).max(1));
+    // --time-scale 0 would make the idle limit 0: keep the real 30 s then
+    let idle_ms = if app.config.time_scale > 0.0 {
+        app.config.scaled_ms(IDLE_MS).max(1)
+    } else {
+        IDLE_MS as u64
+    };
+    let idle = Duration::from_millis(idle_ms);
     loop {
         let msg = match tokio::time::timeout(idle, ws.recv()).await {
             Err(_) => {

@@ -474,3 +474,34 @@ async fn out_of_credits_starts_are_402_and_reads_still_work() {
         200
     );
 }
+
+#[tokio::test]
+async fn cors_preflight_is_204_without_auth_and_answers_expose_headers() {
+    let h = start_fast().await;
+    let r = call(
+        &h,
+        "OPTIONS",
+        "/v1/agent-runs",
+        None,
+        None,
+        &[
+            ("origin", "http://localhost:5173"),
+            ("access-control-request-method", "POST"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, 204);
+    assert!(r
+        .header("access-control-allow-headers")
+        .unwrap()
+        .contains("authorization"));
+    let g = get(&h, "/v1/agents").await;
+    assert_eq!(
+        g.header("access-control-allow-origin").as_deref(),
+        Some("*")
+    );
+    assert!(g
+        .header("access-control-expose-headers")
+        .unwrap()
+        .contains("x-request-id"));
+}
