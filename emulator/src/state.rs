@@ -340,8 +340,6 @@ pub struct State {
     pub spaces: BTreeMap<String, Space>,
     /// Realtime sessions.
     pub realtime: BTreeMap<String, RtSession>,
-    /// Pending capability-run events (delivered by background tasks).
-    pub cap_events: Vec<(String, PendingEvent)>,
 }
 
 impl State {
