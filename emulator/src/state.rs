@@ -201,6 +201,9 @@ pub struct CapRun {
     pub purged_ms: Option<i64>,
     /// Deleted explicitly (404, delete stays 204).
     pub deleted: bool,
+    /// Input file ids (for `file.processed`).
+    #[serde(default)]
+    pub inputs: Vec<String>,
     /// Whether the completion events were queued.
     pub finished_events: bool,
     /// Creation order.

@@ -447,7 +447,7 @@ async fn pipeline_runs_steps_over_the_same_files_and_emits_per_step_events() {
     );
     assert_eq!(steps[1]["capability"], "parse");
     for _ in 0..200 {
-        if rcv.types().iter().any(|t| t == "processing.completed") {
+        if rcv.types().len() >= 5 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
@@ -463,6 +463,15 @@ async fn pipeline_runs_steps_over_the_same_files_and_emits_per_step_events() {
             .iter()
             .filter(|t| *t == "processing.completed")
             .count(),
+        1
+    );
+    assert_eq!(
+        types.iter().filter(|t| *t == "file.processed").count(),
+        1,
+        "{types:?}"
+    );
+    assert_eq!(
+        types.iter().filter(|t| *t == "processing.started").count(),
         1
     );
     let bad = post(

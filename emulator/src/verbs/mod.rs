@@ -247,6 +247,7 @@ async fn finish(
             purged_ms: None,
             deleted: false,
             finished_events: false,
+            inputs: inputs.iter().map(|i| i.id.clone()).collect(),
             seq,
         };
         runs::started(&run, &mut out);
