@@ -98,8 +98,9 @@ fn approval_entry(st: &State, a: &crate::state::RunApproval) -> Value {
     json!({"id": a.id, "kind": a.kind, "action": a.action, "requestedAt": iso(a.requested_ms), "rationale": a.rationale, "files": files, "params": a.params})
 }
 
-/// Brings a run up to date and delivers its events (inside this request).
-pub async fn observe(app: &App, run_id: &str) {
+/// Brings a run up to date and delivers its events (inside this request); `retries`: also retry events that
+/// failed in earlier requests.
+pub async fn observe(app: &App, run_id: &str, retries: bool) {
     {
         let mut st = lock(&app.state);
         let Some(mut run) = st.agent_runs.remove(run_id) else {
@@ -117,14 +118,24 @@ pub async fn observe(app: &App, run_id: &str) {
         st.agent_runs.insert(run_id.to_string(), run);
     }
     app.mark_dirty();
-    crate::webhooks::deliver_agent_events(app, run_id).await;
+    crate::webhooks::deliver_agent_events(app, run_id, retries).await;
+}
+
+/// A `waiting` run with nothing left outstanding resumes `processing` (a new block then fires `agent_run.waiting`).
+fn resume(st: &mut State, id: &str) {
+    if let Some(r) = st.agent_runs.get_mut(id) {
+        if r.status == "waiting" && agent_engine::outstanding(r) == (0, 0) {
+            r.status = "processing".into();
+        }
+    }
 }
 
 /// Holds up to `wait` seconds until the run finishes or blocks on a person. Returns its status.
-async fn hold(app: &App, run_id: &str, wait: u64) -> String {
+async fn hold(app: &App, run_id: &str, wait: u64, mut retries: bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(wait);
     loop {
-        observe(app, run_id).await;
+        observe(app, run_id, retries).await;
+        retries = false;
         let status = lock(&app.state)
             .agent_runs
             .get(run_id)
@@ -141,7 +152,7 @@ async fn hold(app: &App, run_id: &str, wait: u64) -> String {
 fn visible<'a>(st: &'a State, c: &Caller, id: &str, scope: bool) -> ApiResult<&'a AgentRun> {
     st.agent_runs
         .get(id)
-        .filter(|r| r.org == c.org && (!scope || r.key == c.key))
+        .filter(|r| r.org == c.org && (!scope || r.key.0 == c.key))
         .ok_or_else(|| ApiError::not_found("agent run"))
 }
 
@@ -173,7 +184,7 @@ pub async fn create(
     if let Some(k) = &idem {
         let prior = lock(&app.state).idempotency.get(k).cloned();
         if let Some(id) = prior {
-            observe(&app, &id).await;
+            observe(&app, &id, true).await;
             let st = lock(&app.state);
             let run = visible(&st, &c, &id, app.config.scope_keys)?;
             let code = if is_terminal(&run.status) {
@@ -186,6 +197,7 @@ pub async fn create(
             ));
         }
     }
+    app.check_credits(&c.org)?;
     let b = body::object(&raw)?;
     let agent_id =
         body::opt_str(&b, "agent")?.ok_or_else(|| ApiError::field("agent", "is required"))?;
@@ -240,7 +252,7 @@ pub async fn create(
         let run = AgentRun {
             id: id.clone(),
             org: c.org.clone(),
-            key: c.key.clone(),
+            key: crate::util::Secret(c.key.clone()),
             agent_id: agent.id.clone(),
             agent_name: agent.name.clone(),
             agent_version: agent.version,
@@ -279,7 +291,7 @@ pub async fn create(
             return Ok((StatusCode::ACCEPTED, Json(run)).into_response());
         }
     }
-    let status = hold(&app, &id, wait).await;
+    let status = hold(&app, &id, wait, true).await;
     if is_terminal(&status) {
         return Ok((StatusCode::OK, Json(full(&app, &id))).into_response());
     }
@@ -301,7 +313,7 @@ pub async fn get(
     let q = body::query_pairs(q.as_deref());
     let wait = body::wait(&q, 0)?;
     visible(&lock(&app.state), &c, &id, app.config.scope_keys)?;
-    hold(&app, &id, wait).await;
+    hold(&app, &id, wait, true).await;
     Ok(Json(full(&app, &id)))
 }
 
@@ -395,7 +407,7 @@ pub async fn decide(
             "params and files together must stay under 1 MiB",
         ));
     }
-    observe(&app, &id).await;
+    observe(&app, &id, true).await;
     {
         let mut st = lock(&app.state);
         let run = visible(&st, &c, &id, app.config.scope_keys)?.clone();
@@ -442,9 +454,10 @@ pub async fn decide(
                 a.files = f;
             }
         }
+        resume(&mut st, &id);
         app.mark_dirty();
     }
-    hold(&app, &id, wait).await;
+    hold(&app, &id, wait, false).await;
     let st = lock(&app.state);
     let run = visible(&st, &c, &id, app.config.scope_keys)?;
     let a = run
@@ -482,7 +495,7 @@ pub async fn complete_task(
     if note.as_ref().is_some_and(|n| n.chars().count() > 2000) {
         return Err(ApiError::field("note", "must be at most 2000 characters"));
     }
-    observe(&app, &id).await;
+    observe(&app, &id, true).await;
     {
         let mut st = lock(&app.state);
         let run = visible(&st, &c, &id, app.config.scope_keys)?.clone();
@@ -530,9 +543,10 @@ pub async fn complete_task(
                 }
             }
         }
+        resume(&mut st, &id);
         app.mark_dirty();
     }
-    hold(&app, &id, wait).await;
+    hold(&app, &id, wait, false).await;
     let st = lock(&app.state);
     let run = visible(&st, &c, &id, app.config.scope_keys)?;
     let t = run

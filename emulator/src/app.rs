@@ -40,6 +40,7 @@ pub struct App {
     pub state: Mutex<State>,
     limiter: Mutex<HashMap<String, (i64, u32)>>,
     faults: Mutex<Vec<(FaultKind, u32)>>,
+    exhausted: Mutex<std::collections::HashSet<String>>,
     /// Outgoing client.
     pub http: HttpClient,
     dirty: AtomicBool,
@@ -63,6 +64,7 @@ impl App {
             state: Mutex::new(state),
             limiter: Mutex::new(HashMap::new()),
             faults: Mutex::new(Vec::new()),
+            exhausted: Mutex::new(std::collections::HashSet::new()),
             http: HttpClient::default(),
             dirty: AtomicBool::new(true),
             persist_lock: tokio::sync::Mutex::new(()),
@@ -133,6 +135,31 @@ impl App {
             f.remove(0);
         }
         Some(kind)
+    }
+
+    /// Marks an organization out of credits (or back in).
+    pub fn set_exhausted(&self, org: &str, exhausted: bool) {
+        let mut e = lock(&self.exhausted);
+        if exhausted {
+            e.insert(org.to_string());
+        } else {
+            e.remove(org);
+        }
+    }
+
+    /// 402 `credits_exhausted` when the organization is out of credits (checked before anything starts).
+    ///
+    /// # Errors
+    /// The 402 error.
+    pub fn check_credits(&self, org: &str) -> Result<(), crate::error::ApiError> {
+        if lock(&self.exhausted).contains(org) {
+            return Err(crate::error::ApiError::new(
+                axum::http::StatusCode::PAYMENT_REQUIRED,
+                "credits_exhausted",
+                "the organization is out of credits; nothing was started or charged",
+            ));
+        }
+        Ok(())
     }
 
     /// Marks the state as changed (it is written before the answer leaves).

@@ -27,9 +27,35 @@ impl std::fmt::Debug for Caller {
 }
 
 /// Outermost layer: assigns the request id (also `x-request-id`), and writes the state file before answering.
+///
+/// It also answers CORS for browsers: a preflight (`OPTIONS` with `Access-Control-Request-Method`) gets 204 before
+/// any authentication, and every answer allows any origin and exposes the headers clients read.
 pub async fn request_id(State(app): State<Shared>, req: Request, next: Next) -> Response {
     let rid = new_id("req_");
-    let mut resp = REQUEST_ID.scope(rid.clone(), next.run(req)).await;
+    let preflight = req.method() == axum::http::Method::OPTIONS
+        && req.headers().contains_key("access-control-request-method");
+    let mut resp = if preflight {
+        let mut r = StatusCode::NO_CONTENT.into_response();
+        let h = r.headers_mut();
+        h.insert(
+            "access-control-allow-methods",
+            HeaderValue::from_static("GET, POST, PUT, PATCH, DELETE, OPTIONS"),
+        );
+        h.insert(
+            "access-control-allow-headers",
+            HeaderValue::from_static("authorization, content-type, idempotency-key"),
+        );
+        h.insert("access-control-max-age", HeaderValue::from_static("600"));
+        r
+    } else {
+        REQUEST_ID.scope(rid.clone(), next.run(req)).await
+    };
+    let h = resp.headers_mut();
+    h.insert("access-control-allow-origin", HeaderValue::from_static("*"));
+    h.insert(
+        "access-control-expose-headers",
+        HeaderValue::from_static("x-request-id, idempotent-replay, retry-after, location"),
+    );
     if let Ok(v) = HeaderValue::from_str(&rid) {
         resp.headers_mut().insert("x-request-id", v);
     }

@@ -7,6 +7,8 @@
 //!   `auth_unavailable` (503), `internal_error` (500), `drop_connection` (the request is fully handled and
 //!   committed, then the connection is cut without an answer), `slow` (held `delayMs`, default 2000, then handled).
 //! - `DELETE /__emulator/faults` clears queued faults.
+//! - `POST /__emulator/credits` `{org, exhausted}`: starts (verbs, agent runs, realtime sessions) of that
+//!   organization answer 402 `credits_exhausted` while `exhausted` is true; reads, cancel, keep, deletes still work.
 
 use crate::app::{FaultKind, Shared};
 use crate::error::{ApiError, ApiResult};
@@ -73,6 +75,19 @@ pub async fn push_fault(State(app): State<Shared>, b: Bytes) -> ApiResult<Json<V
     };
     app.push_fault(kind, count);
     Ok(Json(json!({"queued": count})))
+}
+
+/// `POST /__emulator/credits` `{org, exhausted}`.
+pub async fn credits(State(app): State<Shared>, b: Bytes) -> ApiResult<Json<Value>> {
+    let b = crate::body::object(&b)?;
+    let org =
+        crate::body::opt_str(&b, "org")?.ok_or_else(|| ApiError::field("org", "is required"))?;
+    let exhausted = b
+        .get("exhausted")
+        .and_then(Value::as_bool)
+        .ok_or_else(|| ApiError::field("exhausted", "must be a boolean"))?;
+    app.set_exhausted(&org, exhausted);
+    Ok(Json(json!({"org": org, "exhausted": exhausted})))
 }
 
 /// `DELETE /__emulator/faults`.

@@ -124,7 +124,8 @@ pub fn router(app: Shared) -> Router {
             .route(
                 "/__emulator/faults",
                 post(control::push_fault).delete(control::clear_faults),
-            );
+            )
+            .route("/__emulator/credits", post(control::credits));
     }
     public
         .merge(v1)

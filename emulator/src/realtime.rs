@@ -37,7 +37,7 @@ pub const MINUTE_CREDITS: u64 = 2;
 fn session_json(app: &Shared, s: &RtSession) -> Value {
     json!({
         "object": "realtime_session", "id": s.id,
-        "url": format!("{}/v1/realtime/socket?ticket={}", app.base_url.replacen("http://", "ws://", 1), s.ticket),
+        "url": format!("{}/v1/realtime/socket?ticket={}", app.base_url.replacen("http://", "ws://", 1), s.ticket.0),
         "sampleRate": s.sample_rate, "encoding": "pcm16le", "finalPass": s.final_pass,
         "expiresAt": iso(s.expires_ms), "createdAt": iso(s.created_ms),
     })
@@ -49,6 +49,7 @@ pub async fn create(
     Extension(c): Extension<Caller>,
     raw: Bytes,
 ) -> ApiResult<Json<Value>> {
+    app.check_credits(&c.org)?;
     let b = body::object(&raw)?;
     let sample_rate = match b.get("sampleRate") {
         None | Some(Value::Null) => 16_000,
@@ -72,7 +73,7 @@ pub async fn create(
     let s = RtSession {
         id: new_id("rts_"),
         org: c.org,
-        ticket: new_id("tkt_"),
+        ticket: crate::util::Secret(new_id("tkt_")),
         ticket_used: false,
         sample_rate,
         final_pass,
@@ -297,7 +298,7 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
         match st
             .realtime
             .values_mut()
-            .find(|s| !ticket.is_empty() && s.ticket == ticket)
+            .find(|s| !ticket.is_empty() && s.ticket.0 == ticket)
         {
             None => Err(("ticket_invalid", "the ticket is not known")),
             Some(s) if s.ticket_used => Err((
@@ -334,7 +335,13 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
         return close_session(&app, &id);
     }
     let mut vad = Vad::new(rate);
-    let idle = Duration::from_millis(app.config.scaled_ms(IDLE_MS).max(1));
+    // --time-scale 0 would make the idle limit 0: keep the real 30 s then
+    let idle_ms = if app.config.time_scale > 0.0 {
+        app.config.scaled_ms(IDLE_MS).max(1)
+    } else {
+        IDLE_MS as u64
+    };
+    let idle = Duration::from_millis(idle_ms);
     loop {
         let msg = match tokio::time::timeout(idle, ws.recv()).await {
             Err(_) => {

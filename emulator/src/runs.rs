@@ -65,6 +65,17 @@ pub fn materialize(st: &mut State, id: &str, now: i64) -> Outbox {
         } else {
             "processed".into()
         };
+        if run.error.is_none() {
+            for f in run.inputs.clone() {
+                let ev = event(
+                    &run,
+                    "file.processed",
+                    run.done_ms,
+                    json!({"fileId": f, "runId": run.id}),
+                );
+                push(&mut out, &run, ev);
+            }
+        }
         let steps = if run.steps.is_empty() {
             vec![run.object.trim_end_matches("_run").to_string()]
         } else {

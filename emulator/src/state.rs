@@ -121,7 +121,7 @@ pub struct AgentRun {
     /// Organization.
     pub org: String,
     /// Creating key (for `--scope-keys`), never printed.
-    pub key: String,
+    pub key: crate::util::Secret,
     /// Agent id.
     pub agent_id: String,
     /// Agent name.
@@ -201,6 +201,9 @@ pub struct CapRun {
     pub purged_ms: Option<i64>,
     /// Deleted explicitly (404, delete stays 204).
     pub deleted: bool,
+    /// Input file ids (for `file.processed`).
+    #[serde(default)]
+    pub inputs: Vec<String>,
     /// Whether the completion events were queued.
     pub finished_events: bool,
     /// Creation order.
@@ -293,7 +296,7 @@ pub struct RtSession {
     /// Organization.
     pub org: String,
     /// Single-use ticket (secret).
-    pub ticket: String,
+    pub ticket: crate::util::Secret,
     /// Ticket consumed.
     pub ticket_used: bool,
     /// Sample rate.
@@ -340,8 +343,6 @@ pub struct State {
     pub spaces: BTreeMap<String, Space>,
     /// Realtime sessions.
     pub realtime: BTreeMap<String, RtSession>,
-    /// Pending capability-run events (delivered by background tasks).
-    pub cap_events: Vec<(String, PendingEvent)>,
 }
 
 impl State {

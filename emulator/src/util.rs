@@ -98,6 +98,17 @@ pub mod b64 {
     }
 }
 
+/// A secret string (API key, realtime ticket): serialized as is, never shown by `Debug`.
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(redacted)")
+    }
+}
+
 /// base64url without padding.
 pub fn b64url(bytes: &[u8]) -> String {
     use base64::Engine;
@@ -118,5 +129,14 @@ mod tests {
         }
         assert_eq!(parse_iso("2026-13-01T00:00:00Z"), None);
         assert_eq!(parse_iso("nope"), None);
+    }
+}
+
+#[cfg(test)]
+mod secret_tests {
+    #[test]
+    fn secret_debug_is_redacted() {
+        let s = super::Secret("sk_live_123".into());
+        assert!(!format!("{s:?}").contains("sk_live"));
     }
 }

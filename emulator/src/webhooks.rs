@@ -329,16 +329,22 @@ async fn attempt(app: &App, org: &str, w: &WebhookRef, ev: &mut PendingEvent) ->
 
 /// Delivers an agent run's pending events inside the observing request: up to 5 attempts each
 /// (waits 0.5, 1, 2, 4 s scaled). Events still failing stay pending for the next observation.
-pub async fn deliver_agent_events(app: &App, run_id: &str) {
+///
+/// With `retries` false, only events never attempted are sent (so one request runs the ladder of an old event once).
+pub async fn deliver_agent_events(app: &App, run_id: &str, retries: bool) {
     let (events, w, org) = {
         let mut st = lock(&app.state);
         let Some(run) = st.agent_runs.get_mut(run_id) else {
             return;
         };
-        if run.pending_events.is_empty() {
+        let (evs, keep): (Vec<PendingEvent>, Vec<PendingEvent>) =
+            std::mem::take(&mut run.pending_events)
+                .into_iter()
+                .partition(|e| retries || e.attempts == 0);
+        run.pending_events = keep;
+        if evs.is_empty() {
             return;
         }
-        let evs = std::mem::take(&mut run.pending_events);
         (evs, run.webhook.clone(), run.org.clone())
     };
     app.mark_dirty();

@@ -447,7 +447,7 @@ async fn pipeline_runs_steps_over_the_same_files_and_emits_per_step_events() {
     );
     assert_eq!(steps[1]["capability"], "parse");
     for _ in 0..200 {
-        if rcv.types().iter().any(|t| t == "processing.completed") {
+        if rcv.types().len() >= 5 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
@@ -463,6 +463,15 @@ async fn pipeline_runs_steps_over_the_same_files_and_emits_per_step_events() {
             .iter()
             .filter(|t| *t == "processing.completed")
             .count(),
+        1
+    );
+    assert_eq!(
+        types.iter().filter(|t| *t == "file.processed").count(),
+        1,
+        "{types:?}"
+    );
+    assert_eq!(
+        types.iter().filter(|t| *t == "processing.started").count(),
         1
     );
     let bad = post(
@@ -587,4 +596,32 @@ async fn upload_not_arrived_is_409_file_not_ready() {
     .await;
     let p = post(&h, "/v1/parse", json!({"file": {"id": r.body["id"]}})).await;
     assert_eq!((p.status, p.code()), (409, "file_not_ready"));
+}
+
+#[tokio::test]
+async fn oversized_citations_are_dropped_with_citations_omitted() {
+    let h = start_fast().await;
+    let mut props = serde_json::Map::new();
+    let mut text = String::new();
+    for i in 0..900 {
+        props.insert(format!("field{i}"), json!({"type": "string"}));
+        text.push_str(&format!(
+            "field{i}: value number {i} with some words to cite\n"
+        ));
+    }
+    let base = doc_server(vec![("/big.txt", "text/plain", text.into_bytes())]).await;
+    let r = post(
+        &h,
+        "/v1/extract",
+        json!({"file": {"url": format!("{base}/big.txt")}, "schema": {"type": "object", "properties": props}, "citations": true}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["output"]["citationsOmitted"], true);
+    assert!(r.body["output"].get("citations").is_none());
+    assert!(r.body["output"]["documents"][0].get("citations").is_none());
+    assert_eq!(
+        r.body["output"]["value"]["field7"],
+        "value number 7 with some words to cite"
+    );
 }

@@ -429,3 +429,79 @@ async fn bad_wait_is_400_naming_wait() {
     assert_eq!(r.code(), "invalid_request");
     assert!(r.body["message"].as_str().unwrap().starts_with("wait: "));
 }
+
+#[tokio::test]
+async fn out_of_credits_starts_are_402_and_reads_still_work() {
+    let h = start_fast().await;
+    let f = ready_file(&h).await;
+    let run = post(&h, "/v1/parse", json!({"file": {"id": f}})).await;
+    let id = run.body["id"].as_str().unwrap();
+    post(
+        &h,
+        "/__emulator/credits",
+        json!({"org": "org_demo", "exhausted": true}),
+    )
+    .await;
+    for (path, body) in [
+        ("/v1/parse", json!({"file": {"id": f}})),
+        (
+            "/v1/agent-runs",
+            json!({"agent": "agt_document_digest", "files": [{"id": f}]}),
+        ),
+        ("/v1/realtime/transcriptions", json!({})),
+    ] {
+        let r = post(&h, path, body).await;
+        assert_eq!((r.status, r.code()), (402, "credits_exhausted"), "{path}");
+        assert_eq!(r.body["retryable"], false);
+    }
+    assert_eq!(get(&h, &format!("/v1/runs/{id}")).await.status, 200);
+    assert_eq!(
+        post(&h, &format!("/v1/runs/{id}/keep"), json!({}))
+            .await
+            .status,
+        200
+    );
+    post(
+        &h,
+        "/__emulator/credits",
+        json!({"org": "org_demo", "exhausted": false}),
+    )
+    .await;
+    assert_eq!(
+        post(&h, "/v1/parse", json!({"file": {"id": f}}))
+            .await
+            .status,
+        200
+    );
+}
+
+#[tokio::test]
+async fn cors_preflight_is_204_without_auth_and_answers_expose_headers() {
+    let h = start_fast().await;
+    let r = call(
+        &h,
+        "OPTIONS",
+        "/v1/agent-runs",
+        None,
+        None,
+        &[
+            ("origin", "http://localhost:5173"),
+            ("access-control-request-method", "POST"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, 204);
+    assert!(r
+        .header("access-control-allow-headers")
+        .unwrap()
+        .contains("authorization"));
+    let g = get(&h, "/v1/agents").await;
+    assert_eq!(
+        g.header("access-control-allow-origin").as_deref(),
+        Some("*")
+    );
+    assert!(g
+        .header("access-control-expose-headers")
+        .unwrap()
+        .contains("x-request-id"));
+}

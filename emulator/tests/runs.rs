@@ -132,6 +132,12 @@ async fn ttl_purge_is_410_run_expired_then_404() {
     )
     .await;
     assert_eq!(get(&h, &format!("/v1/runs/{id}")).await.status, 404);
+    for _ in 0..200 {
+        if rcv.types().iter().any(|t| t == "processing.expired") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     let expired = rcv
         .types()

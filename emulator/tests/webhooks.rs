@@ -456,3 +456,77 @@ async fn deleted_endpoint_stops_delivering_for_runs_in_flight() {
     .await;
     assert_eq!(rcv.hits.lock().unwrap().len(), before);
 }
+
+#[tokio::test]
+async fn a_held_read_runs_the_ladder_of_an_old_event_only_once() {
+    let h = start(&[
+        "--time-scale",
+        "0.001",
+        "--allow-http-webhooks",
+        "--rate-limit",
+        "1000",
+    ])
+    .await;
+    let rcv = receiver(vec![500]).await;
+    let r = start_run(
+        &h,
+        "agt_contract_review",
+        json!({"webhook": {"url": rcv.url}}),
+        "",
+    )
+    .await;
+    let first = rcv.hits.lock().unwrap().len();
+    assert_eq!(first, 10, "two events, five attempts each");
+    get(
+        &h,
+        &format!("/v1/agent-runs/{}?wait=1", r.body["id"].as_str().unwrap()),
+    )
+    .await;
+    assert_eq!(
+        rcv.hits.lock().unwrap().len(),
+        20,
+        "one more ladder per event in the next request, not one per poll"
+    );
+}
+
+#[tokio::test]
+async fn blocking_again_after_a_completion_fires_waiting_again() {
+    let h = start_fast().await;
+    let rcv = receiver(vec![200]).await;
+    let r = start_run(
+        &h,
+        "agt_contract_review",
+        json!({"webhook": {"url": rcv.url}}),
+        "",
+    )
+    .await;
+    let id = r.body["id"].as_str().unwrap();
+    post(
+        &h,
+        &format!("/v1/agent-runs/{id}/tasks/legal_review/complete?wait=10"),
+        json!({}),
+    )
+    .await;
+    let types = rcv.types();
+    assert_eq!(
+        types.iter().filter(|t| *t == "agent_run.waiting").count(),
+        2,
+        "{types:?}"
+    );
+    assert_eq!(
+        types
+            .iter()
+            .filter(|t| *t == "agent_run.approval_requested")
+            .count(),
+        1
+    );
+    let last_waiting = rcv
+        .events()
+        .into_iter()
+        .rfind(|e| e["type"] == "agent_run.waiting")
+        .unwrap();
+    assert_eq!(
+        last_waiting["data"]["waiting"],
+        json!({"approvals": 1, "tasks": 0, "summary": "Waiting on a person: approve send_email (before)."})
+    );
+}

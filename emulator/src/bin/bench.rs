@@ -105,9 +105,9 @@ async fn run() -> Result<(), String> {
     tokio::time::sleep(Duration::from_millis(50)).await;
 
     let start = Instant::now();
-    let per = requests / concurrency;
     let mut tasks = Vec::new();
-    for _ in 0..concurrency {
+    for i in 0..concurrency {
+        let per = requests / concurrency + usize::from(i < requests % concurrency);
         let (client, url, auth) = (client.clone(), format!("{base}/v1/agents"), auth.clone());
         tasks.push(tokio::spawn(async move {
             let mut ok = 0usize;
@@ -129,16 +129,16 @@ async fn run() -> Result<(), String> {
         ok += task.await.unwrap_or(0);
     }
     let secs = start.elapsed().as_secs_f64();
-    println!("GET /v1/agents: {ok} ok of {} in {secs:.2} s = {:.0} requests/s ({concurrency} concurrent)", per * concurrency, ok as f64 / secs);
+    println!("GET /v1/agents: {ok} ok of {requests} in {secs:.2} s = {:.0} requests/s ({concurrency} concurrent)", ok as f64 / secs);
 
     let rss_before = rss_kib();
     let start = Instant::now();
     let body = format!(
         r#"{{"agent":"agt_document_digest","files":[{{"id":"{file_id}"}}],"metadata":{{"bench":"1"}}}}"#
     );
-    let per = runs / concurrency;
     let mut tasks = Vec::new();
-    for _ in 0..concurrency {
+    for i in 0..concurrency {
+        let per = runs / concurrency + usize::from(i < runs % concurrency);
         let (client, url, auth, body) = (
             client.clone(),
             format!("{base}/v1/agent-runs?wait=0"),
