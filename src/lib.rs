@@ -1,6 +1,8 @@
 #![doc = include_str!("../README.md")]
 
+#[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "realtime")]
 pub mod realtime;
 pub mod webhook;
 

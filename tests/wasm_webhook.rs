@@ -1,6 +1,11 @@
 //! The JS API of `WebhookVerifier`, run as wasm in Node and in headless Chromium (wasm-bindgen-test).
 #![cfg(target_arch = "wasm32")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use docauto::wasm::WebhookVerifier;
 use js_sys::{Function, Promise, Reflect};
@@ -271,4 +276,35 @@ async fn dedupe_reports_duplicates_after_mark_processed() {
         .await
         .unwrap();
     assert_eq!(get(&again, "duplicate").as_bool(), Some(true));
+}
+
+#[wasm_bindgen_test]
+async fn a_verify_arriving_during_the_first_fetch_joins_it() {
+    let (fetch, counter) = counting_fetch(&jwks(), 200);
+    let opts = options(json!({"baseUrl": "https://api.example"}));
+    Reflect::set(&opts, &"fetch".into(), &fetch).unwrap();
+    let v = WebhookVerifier::new(opts).unwrap();
+    let token = token_for(&body(), "k1");
+    let first = v.verify(body().into(), token.clone().into());
+    // Let the first verify start its fetch (the fake fetch answers after 5 ms), then send a second one.
+    let tick = Promise::new(&mut |resolve, _| {
+        let set_timeout = Reflect::get(&js_sys::global(), &"setTimeout".into()).unwrap();
+        set_timeout
+            .unchecked_into::<Function>()
+            .call2(&JsValue::NULL, &resolve, &1.into())
+            .unwrap();
+    });
+    JsFuture::from(tick).await.unwrap();
+    assert_eq!(
+        get(&counter, "n").as_f64(),
+        Some(1.0),
+        "the first fetch is under way"
+    );
+    let second = v.verify(body().into(), token.into());
+    assert!(
+        JsFuture::from(second).await.is_ok(),
+        "the second verify waits for the fetch in flight"
+    );
+    assert!(JsFuture::from(first).await.is_ok());
+    assert_eq!(get(&counter, "n").as_f64(), Some(1.0));
 }

@@ -427,8 +427,15 @@ impl Call {
             }
         }
         if err.kind != ErrorKind::UserAbort {
+            // The caller receives the error: only a failure that outlived the retries is worth a console line at
+            // the default level; a plain 4xx (a handled 404, a validation error) shows from `info` on.
+            let level = if err.retryable {
+                LogLevel::Error
+            } else {
+                LogLevel::Info
+            };
             self.log(
-                LogLevel::Error,
+                level,
                 format!(
                     "{} failed: {}{} after {} attempt(s)",
                     self.label,

@@ -67,12 +67,12 @@ pub const DEFAULT_MAX_RETRY_AFTER_MS: u64 = 60_000;
 pub enum LogLevel {
     /// Nothing.
     Off,
-    /// Calls that end in an error.
+    /// Calls that failed after exhausting their retries (connection errors, 429, 5xx).
     Error,
-    /// Errors and retries (the default).
+    /// Those, and each retry (the default).
     #[default]
     Warn,
-    /// Warnings and completed calls.
+    /// Warnings, and every call that ended in an error (4xx included) or completed.
     Info,
     /// Every attempt: method, path, status, request id, attempt number.
     Debug,

@@ -329,10 +329,18 @@ pub fn sign(p: &SignParams) -> Result<RequestSpec, ApiError> {
 /// `POST /v1/pipeline`.
 ///
 /// # Errors
-/// `invalid_request` for the input rules, or when `steps` is empty or holds a step that is not
+/// `invalid_request` for `file` (the route takes `files[]`), the input rules, or when `steps` is empty or holds a step that is not
 /// a non-empty object; an `extract` step's inline schema is checked like [`extract`]'s.
 pub fn pipeline(p: &PipelineParams) -> Result<RequestSpec, ApiError> {
-    check_inputs(p.file.as_ref(), p.files.as_ref())?;
+    // The spec's body of this multi-file verb is `files[]`; the service answers 400 to a single `file`.
+    if p.file.is_some() {
+        return Err(ApiError::validation(
+            "invalid_request",
+            "file",
+            "pipeline takes files[] (one or more file references)",
+        ));
+    }
+    check_inputs(None, p.files.as_ref())?;
     let steps = p.steps.as_deref().unwrap_or(&[]);
     validate::count("steps", steps.len(), 1, usize::MAX)?;
     for (i, step) in steps.iter().enumerate() {

@@ -169,7 +169,7 @@ impl Pipeline {
             )));
         }
         let width = usize::from(channels);
-        if samples.len() % width != 0 {
+        if !samples.len().is_multiple_of(width) {
             return Err(RealtimeError::unsupported(format!(
                 "{} interleaved samples is not a multiple of {channels} channels",
                 samples.len()

@@ -1,4 +1,6 @@
 //! Conversions between JS values and the core's types, in one place.
+// Helpers shared by every class; the webhook-only build (no `client`/`realtime` feature) uses a subset.
+#![cfg_attr(not(all(feature = "client", feature = "realtime")), allow(dead_code))]
 
 use js_sys::{ArrayBuffer, Function, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -6,21 +8,36 @@ use wasm_bindgen::JsCast;
 
 use crate::webhook::{ErrorCode, WebhookError};
 
-/// A JS `Error` with `name` and a stable `code`; the message is the core's static text.
-pub fn coded_error(name: &str, code: &str, message: &str) -> JsValue {
-    let error = js_sys::Error::new(message);
-    error.set_name(name);
-    let _ = Reflect::set(&error, &"code".into(), &code.into());
-    error.into()
+#[wasm_bindgen(module = "/src/wasm/errors.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = createWebhookError)]
+    fn create_webhook_error(code: &str, message: &str) -> JsValue;
+    #[wasm_bindgen(js_name = createApiError)]
+    fn create_api_error(class_name: &str, message: &str, fields: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = createRealtimeError)]
+    fn create_realtime_error(code: &str, message: &str, retryable: bool) -> JsValue;
+}
+
+/// A `RealtimeError` (the class of `errors.js`) with a stable `code`; `message` must hold no secret (no ticket).
+pub fn realtime_error(code: &str, message: &str, retryable: bool) -> JsValue {
+    create_realtime_error(code, message, retryable)
+}
+
+/// A `WebhookVerificationError` (the class of `errors.js`: `name` "WebhookVerificationError", a stable `code`);
+/// the message is the core's static text.
+pub fn coded_error(code: &str, message: &str) -> JsValue {
+    create_webhook_error(code, message)
+}
+
+/// An instance of the `errors.js` class `class_name` (`APIError` or a subclass) with `fields`
+/// (`status`, `code`, `retryable`, `requestId`, `docUrl`, `headers`, `retryAfter`).
+pub fn api_error(class_name: &str, message: &str, fields: &JsValue) -> JsValue {
+    create_api_error(class_name, message, fields)
 }
 
 /// A webhook failure as a JS `WebhookVerificationError`.
 pub fn webhook_error(e: WebhookError) -> JsValue {
-    coded_error(
-        "WebhookVerificationError",
-        e.code().as_str(),
-        &e.to_string(),
-    )
+    coded_error(e.code().as_str(), &e.to_string())
 }
 
 /// A webhook failure of `code` with a static explanation.

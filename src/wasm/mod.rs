@@ -1,12 +1,31 @@
 //! The JS boundary: thin wasm-bindgen wrappers that decode arguments, call the core and encode results.
 
+#[cfg(feature = "client")]
+mod client;
 mod interop;
 mod platform;
+#[cfg(feature = "realtime")]
+mod realtime;
 mod webhook;
 
+#[cfg(feature = "client")]
+pub use client::{
+    validate_extraction_schema, ActionsResource, AgentRunsResource, AgentsResource,
+    ConfigsResource, DocAuto, FilesResource, RealtimeResource, RunsResource, WebhooksResource,
+};
+#[cfg(feature = "realtime")]
+pub use realtime::RealtimeTranscriber;
 pub use webhook::WebhookVerifier;
 
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = include_str!("types.d.ts");
+
+#[cfg(feature = "client")]
+#[wasm_bindgen(typescript_custom_section)]
+const CLIENT_TYPES: &'static str = include_str!("client_types.d.ts");
+
+#[cfg(feature = "realtime")]
+#[wasm_bindgen(typescript_custom_section)]
+const REALTIME_TYPES: &'static str = include_str!("realtime_types.d.ts");

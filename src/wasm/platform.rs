@@ -3,6 +3,8 @@
 //! Every import that can throw is declared `catch`, so a JS exception becomes an `Err` instead of unwinding
 //! through Rust frames. Objects are used structurally (`unchecked_into`), never checked with `instanceof`, which
 //! fails across realms (Vercel's edge VM, iframes, worker isolates).
+// Helpers shared by every class; the webhook-only build (no `client`/`realtime` feature) uses a subset.
+#![cfg_attr(not(all(feature = "client", feature = "realtime")), allow(dead_code))]
 
 use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
@@ -55,6 +57,27 @@ extern "C" {
     #[wasm_bindgen(catch, method, js_name = arrayBuffer)]
     pub fn array_buffer(this: &MessageLike) -> Result<Promise, JsValue>;
 
+    /// An `AbortSignal` (or anything with `aborted` and `add/removeEventListener`).
+    pub type SignalLike;
+    #[wasm_bindgen(method, getter, structural)]
+    fn aborted(this: &SignalLike) -> JsValue;
+    #[wasm_bindgen(catch, method, js_name = addEventListener)]
+    fn add_event_listener(this: &SignalLike, kind: &str, listener: &JsValue)
+        -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, method, js_name = removeEventListener)]
+    fn remove_event_listener(
+        this: &SignalLike,
+        kind: &str,
+        listener: &JsValue,
+    ) -> Result<(), JsValue>;
+
+    type CryptoLike;
+    #[wasm_bindgen(catch, method, js_name = getRandomValues)]
+    fn get_random_values(
+        this: &CryptoLike,
+        buffer: &js_sys::Uint8Array,
+    ) -> Result<JsValue, JsValue>;
+
     type AbortControllerLike;
     #[wasm_bindgen(catch, constructor, js_class = AbortController)]
     fn new_abort_controller() -> Result<AbortControllerLike, JsValue>;
@@ -96,11 +119,13 @@ pub fn header(message: &MessageLike, name: &str) -> Result<Option<String>, JsVal
     headers.get(name)
 }
 
-/// A timer that rejects its promise after `ms` and aborts the controller; cleared on drop.
+/// A timer that rejects its promise (with the string `"timeout"`) after `ms` and aborts the controller; cleared on
+/// drop, which also frees its callback.
 pub struct Deadline {
     promise: Promise,
     handle: JsValue,
     controller: Option<AbortControllerLike>,
+    _on_timeout: Option<Closure<dyn FnMut()>>,
 }
 
 impl Deadline {
@@ -111,20 +136,23 @@ impl Deadline {
             .as_ref()
             .map(|c| AsRef::<JsValue>::as_ref(c).clone());
         let mut handle = JsValue::UNDEFINED;
+        let mut callback = None;
         let promise = Promise::new(&mut |_resolve, reject| {
             let for_timer = for_timer.clone();
-            let on_timeout = Closure::once_into_js(move || {
-                if let Some(c) = for_timer {
-                    let _ = c.unchecked_into::<AbortControllerLike>().abort();
+            let on_timeout = Closure::<dyn FnMut()>::new(move || {
+                if let Some(c) = &for_timer {
+                    let _ = c.unchecked_ref::<AbortControllerLike>().abort();
                 }
                 let _ = reject.call1(&JsValue::UNDEFINED, &"timeout".into());
             });
-            handle = set_timeout(&on_timeout, ms).unwrap_or(JsValue::UNDEFINED);
+            handle = set_timeout(on_timeout.as_ref(), ms).unwrap_or(JsValue::UNDEFINED);
+            callback = Some(on_timeout);
         });
         Self {
             promise,
             handle,
             controller,
+            _on_timeout: callback,
         }
     }
 
@@ -147,6 +175,153 @@ impl Drop for Deadline {
             let _ = clear_timeout(&self.handle);
         }
     }
+}
+
+/// Watches a caller's `AbortSignal`: [`AbortWatch::promise`] resolves to [`AbortWatch::is_marker`]'s value when the
+/// signal fires (it resolves rather than rejects, so no rejection is ever left unhandled). The listener is removed
+/// and freed on drop.
+pub struct AbortWatch {
+    signal: SignalLike,
+    promise: Promise,
+    marker: JsValue,
+    listener: Option<Closure<dyn FnMut()>>,
+}
+
+impl AbortWatch {
+    /// Watches `signal`; `None` when it is `undefined` or `null`.
+    ///
+    /// # Errors
+    /// `Err(())` when the value is not an `AbortSignal`-like object.
+    pub fn new(signal: &JsValue) -> Result<Option<Self>, ()> {
+        if signal.is_undefined() || signal.is_null() {
+            return Ok(None);
+        }
+        if !signal.is_object() {
+            return Err(());
+        }
+        let signal: SignalLike = signal.clone().unchecked_into();
+        let marker: JsValue = js_sys::Object::new().into();
+        let mut listener = None;
+        let mut failed = false;
+        let promise = Promise::new(&mut |resolve, _reject| {
+            let value = marker.clone();
+            if signal.aborted().is_truthy() {
+                let _ = resolve.call1(&JsValue::UNDEFINED, &value);
+                return;
+            }
+            let on_abort = Closure::<dyn FnMut()>::new(move || {
+                let _ = resolve.call1(&JsValue::UNDEFINED, &value);
+            });
+            failed = signal
+                .add_event_listener("abort", on_abort.as_ref())
+                .is_err();
+            listener = Some(on_abort);
+        });
+        if failed {
+            return Err(());
+        }
+        Ok(Some(Self {
+            signal,
+            promise,
+            marker,
+            listener,
+        }))
+    }
+
+    /// Whether the signal has fired.
+    pub fn aborted(&self) -> bool {
+        self.signal.aborted().is_truthy()
+    }
+
+    /// Whether a race result is this watch's marker (the signal won the race).
+    pub fn is_marker(&self, value: &JsValue) -> bool {
+        *value == self.marker
+    }
+}
+
+impl Drop for AbortWatch {
+    fn drop(&mut self) {
+        if let Some(listener) = &self.listener {
+            let _ = self
+                .signal
+                .remove_event_listener("abort", listener.as_ref());
+        }
+    }
+}
+
+/// A timer that resolves after `ms`; cleared (and its callback freed) on drop.
+pub struct Sleep {
+    promise: Promise,
+    handle: JsValue,
+    _callback: Option<Closure<dyn FnMut()>>,
+}
+
+impl Sleep {
+    /// Starts a sleep of `ms` milliseconds.
+    pub fn start(ms: f64) -> Self {
+        let mut handle = JsValue::UNDEFINED;
+        let mut callback = None;
+        let promise = Promise::new(&mut |resolve, _reject| {
+            let done = Closure::<dyn FnMut()>::new(move || {
+                let _ = resolve.call0(&JsValue::UNDEFINED);
+            });
+            handle = set_timeout(done.as_ref(), ms).unwrap_or(JsValue::UNDEFINED);
+            callback = Some(done);
+        });
+        Self {
+            promise,
+            handle,
+            _callback: callback,
+        }
+    }
+
+    /// Waits out the sleep. `false` when `abort` fired first.
+    pub async fn wait(self, abort: Option<&AbortWatch>) -> bool {
+        let race = match abort {
+            Some(a) => Promise::race(&js_sys::Array::of2(&self.promise, &a.promise)),
+            None => self.promise.clone(),
+        };
+        match wasm_bindgen_futures::JsFuture::from(race).await {
+            Ok(value) => !abort.is_some_and(|a| a.is_marker(&value)),
+            Err(_) => true,
+        }
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if !self.handle.is_undefined() {
+            let _ = clear_timeout(&self.handle);
+        }
+    }
+}
+
+/// 16 random bytes from `crypto.getRandomValues`, or `Math.random` where the runtime has no WebCrypto.
+pub fn random_bytes() -> [u8; 16] {
+    let mut out = [0u8; 16];
+    let crypto = Reflect::get(&js_sys::global(), &"crypto".into())
+        .ok()
+        .filter(|v| v.is_object());
+    if let Some(crypto) = crypto {
+        let buffer = js_sys::Uint8Array::new_with_length(16);
+        if crypto
+            .unchecked_into::<CryptoLike>()
+            .get_random_values(&buffer)
+            .is_ok()
+        {
+            buffer.copy_to(&mut out);
+            return out;
+        }
+    }
+    for b in &mut out {
+        *b = (js_sys::Math::random() * 256.0) as u8;
+    }
+    out
+}
+
+/// A property of the global object (`undefined` when absent).
+pub fn global(name: &str) -> JsValue {
+    Reflect::get(&js_sys::global(), &name.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// Starts `fetch(url, init)` with the given function, or the global `fetch`.

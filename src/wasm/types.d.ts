@@ -55,8 +55,9 @@ export type WebhookErrorCode =
   | "body_mismatch" | "malformed_body" | "claims_mismatch" | "jwks_unavailable" | "invalid_jwks"
   | "invalid_options" | "keys_not_loaded";
 
-/** The error a failed verification rejects (or throws) with. */
-export interface WebhookVerificationError extends Error {
+/** The error a failed verification rejects (or throws) with; `code` says why. */
+export declare class WebhookVerificationError extends Error {
+  constructor(code: WebhookErrorCode, message: string);
   name: "WebhookVerificationError";
   code: WebhookErrorCode;
 }

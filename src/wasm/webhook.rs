@@ -511,7 +511,13 @@ impl Inner {
 
     /// Finds the key for `kid`, fetching the key set when the cache policy says so.
     async fn key_for(self: &Rc<Self>, kid: &str) -> Result<Check, JsValue> {
+        // A fetch already under way is joined first: its outcome is what this lookup needs (the cooldown would
+        // otherwise answer "unavailable" to a call that arrives while the first fetch is still running).
         let mut after_fetch = false;
+        if self.inflight.borrow().is_some() {
+            let _ = self.refresh().await;
+            after_fetch = true;
+        }
         let key = loop {
             let now = self.window()?.now;
             let found = match self.cache.borrow().lookup(kid, now, after_fetch) {

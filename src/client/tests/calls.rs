@@ -612,6 +612,45 @@ fn default_log_level_reports_retries_but_not_attempts() {
 }
 
 #[test]
+fn default_log_level_is_silent_on_a_handled_4xx_but_reports_exhausted_retries() {
+    let mut call = Call::new(
+        &config(),
+        runs::retrieve("exr_1").unwrap(),
+        &CallOptions::default(),
+        [0; 16],
+    )
+    .unwrap();
+    let _ = call.next();
+    call.on_response(
+        404,
+        &[],
+        r#"{"code":"not_found","message":"no such run","retryable":false}"#,
+        env(),
+    );
+    assert!(
+        call.take_logs().is_empty(),
+        "the caller gets the 404; the console stays quiet"
+    );
+
+    let options = CallOptions {
+        max_retries: Some(0),
+        ..CallOptions::default()
+    };
+    let mut call = Call::new(
+        &config(),
+        runs::retrieve("exr_1").unwrap(),
+        &options,
+        [0; 16],
+    )
+    .unwrap();
+    let _ = call.next();
+    call.on_response(503, &[], "", env());
+    let logs = call.take_logs();
+    assert_eq!(logs.len(), 1);
+    assert_eq!(logs[0].level, LogLevel::Error);
+}
+
+#[test]
 fn config_rejects_bad_keys_and_urls_without_echoing_the_key() {
     let err = ClientConfig::new("sk with space", "https://api.example.com").unwrap_err();
     assert_eq!(err.code, "invalid_config");

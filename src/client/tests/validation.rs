@@ -379,6 +379,16 @@ fn sign_needs_signers_with_name_and_email() {
 }
 
 #[test]
+fn pipeline_takes_files_not_a_single_file() {
+    let p = PipelineParams {
+        file: Some(FileRef::id("f")),
+        steps: Some(vec![json!({"parse": {}})]),
+        ..Default::default()
+    };
+    assert_rejected(verbs::pipeline(&p), "invalid_request", "file");
+}
+
+#[test]
 fn pipeline_steps_must_be_capability_objects() {
     let base = PipelineParams {
         files: Some(vec![FileRef::id("f")]),

@@ -1,0 +1,207 @@
+//! Conversions of the client's JS values: parameters in, errors and responses out.
+
+use js_sys::Reflect;
+use serde::de::DeserializeOwned;
+use wasm_bindgen::prelude::*;
+
+use super::driver::Outcome;
+use crate::client::{ApiError, CallOptions};
+use crate::wasm::{interop, platform};
+
+/// Per-call options as read from JS: the core's part and the caller's `signal`.
+pub struct JsCallOptions {
+    /// `wait`, `idempotencyKey`, `timeoutMs`, `maxRetries`.
+    pub core: CallOptions,
+    /// `signal` (an `AbortSignal`), or `undefined`.
+    pub signal: JsValue,
+}
+
+const CALL_OPTIONS: [&str; 5] = [
+    "wait",
+    "idempotencyKey",
+    "timeoutMs",
+    "maxRetries",
+    "signal",
+];
+
+/// A whole number option in `0..=max`: `Ok(None)` when absent.
+fn whole(options: &JsValue, name: &str, max: f64) -> Result<Option<u64>, ApiError> {
+    let bad = || ApiError::validation("invalid_request", name, "must be a whole number >= 0");
+    match interop::number_option(options, name).map_err(|()| bad())? {
+        None => Ok(None),
+        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= max => Ok(Some(n as u64)),
+        Some(_) => Err(bad()),
+    }
+}
+
+/// Reads `{ wait, idempotencyKey, timeoutMs, maxRetries, signal }` plus the method's own `extra` names (which the
+/// caller reads itself).
+///
+/// # Errors
+/// `invalid_request` naming the option: an unknown name, a wrong type, a negative or fractional number.
+pub fn call_options(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, ApiError> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(JsCallOptions {
+            core: CallOptions::default(),
+            signal: JsValue::UNDEFINED,
+        });
+    }
+    if !options.is_object() {
+        return Err(ApiError::validation(
+            "invalid_request",
+            "options",
+            "must be an object",
+        ));
+    }
+    for name in interop::option_names(options) {
+        if !CALL_OPTIONS.contains(&name.as_str()) && !extra.contains(&name.as_str()) {
+            return Err(ApiError::validation(
+                "invalid_request",
+                &name,
+                "is not a request option (wait, idempotencyKey, timeoutMs, maxRetries, signal)",
+            ));
+        }
+    }
+    let key = interop::option(options, "idempotencyKey");
+    let idempotency_key = if key.is_undefined() {
+        None
+    } else {
+        Some(key.as_string().ok_or_else(|| {
+            ApiError::validation("invalid_request", "idempotencyKey", "must be a string")
+        })?)
+    };
+    let wait = whole(options, "wait", f64::from(u32::MAX))?.map(|w| w as u32);
+    let max_retries = whole(options, "maxRetries", 100.0)?.map(|w| w as u32);
+    let timeout_ms = whole(options, "timeoutMs", 9_007_199_254_740_991.0)?;
+    if timeout_ms == Some(0) {
+        return Err(ApiError::validation(
+            "invalid_request",
+            "timeoutMs",
+            "must be greater than 0",
+        ));
+    }
+    Ok(JsCallOptions {
+        core: CallOptions {
+            wait,
+            idempotency_key,
+            timeout_ms,
+            max_retries,
+        },
+        signal: interop::option(options, "signal"),
+    })
+}
+
+/// Decodes a parameter object through JSON (`undefined` fields dropped, `toJSON` honoured). `undefined` or `null`
+/// gives the type's default when `optional`.
+///
+/// # Errors
+/// `invalid_request` at `path` when the value is missing (and required) or does not have the expected shape.
+pub fn params<T: DeserializeOwned + Default>(
+    value: &JsValue,
+    path: &str,
+    optional: bool,
+) -> Result<T, ApiError> {
+    if value.is_undefined() || value.is_null() {
+        return if optional {
+            Ok(T::default())
+        } else {
+            Err(ApiError::validation("invalid_request", path, "is required"))
+        };
+    }
+    if !value.is_object() {
+        return Err(ApiError::validation(
+            "invalid_request",
+            path,
+            "must be an object",
+        ));
+    }
+    let text = platform::json_stringify(value)
+        .ok()
+        .and_then(|t| t.as_string())
+        .ok_or_else(|| {
+            ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
+        })?;
+    serde_json::from_str(&text).map_err(|e| {
+        // serde's text names the expected type and the field; the position is of the JSON text, not useful.
+        let detail = e.to_string();
+        let detail = detail.split(" at line ").next().unwrap_or("").to_owned();
+        ApiError::validation("invalid_request", path, &detail)
+    })
+}
+
+/// A JS value as JSON (for schemas and other free-form values).
+///
+/// # Errors
+/// `invalid_request` at `path` when it cannot be serialized.
+pub fn json_value(value: &JsValue, path: &str) -> Result<serde_json::Value, ApiError> {
+    let text = platform::json_stringify(value)
+        .ok()
+        .and_then(|t| t.as_string())
+        .ok_or_else(|| {
+            ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
+        })?;
+    serde_json::from_str(&text)
+        .map_err(|_| ApiError::validation("invalid_request", path, "is not JSON"))
+}
+
+/// A required string argument (an id).
+///
+/// # Errors
+/// `invalid_request` at `path` when it is not a string.
+pub fn string_arg(value: &JsValue, path: &str) -> Result<String, ApiError> {
+    value
+        .as_string()
+        .ok_or_else(|| ApiError::validation("invalid_request", path, "must be a string"))
+}
+
+/// Headers as a plain object `{ name: value }` (names in lower case).
+pub fn headers_object(headers: &[(String, String)]) -> JsValue {
+    let obj = js_sys::Object::new();
+    for (name, value) in headers {
+        let _ = Reflect::set(&obj, &name.into(), &value.into());
+    }
+    obj.into()
+}
+
+/// The JS error of a failed call: an instance of the `errors.js` class the core names.
+pub fn error_to_js(err: &ApiError) -> JsValue {
+    let retry_after = err
+        .retry_after_ms
+        .map_or(JsValue::UNDEFINED, |ms| JsValue::from(ms as f64 / 1000.0));
+    let opt = |s: &Option<String>| s.as_deref().map_or(JsValue::UNDEFINED, JsValue::from);
+    let fields = platform::object(&[
+        (
+            "status",
+            err.status
+                .map_or(JsValue::UNDEFINED, |s| JsValue::from(f64::from(s))),
+        ),
+        ("code", err.code.as_str().into()),
+        ("retryable", err.retryable.into()),
+        ("requestId", opt(&err.request_id)),
+        ("docUrl", opt(&err.doc_url)),
+        ("headers", headers_object(&err.headers)),
+        ("retryAfter", retry_after),
+    ]);
+    interop::api_error(err.js_class_name(), &err.to_string(), &fields)
+}
+
+/// `{ data, response: { status, headers, requestId, idempotentReplay } }`, what an `APIPromise`'s inner promise
+/// resolves to.
+pub fn with_response(data: JsValue, outcome: &Outcome) -> JsValue {
+    let r = &outcome.response;
+    super::with_response_js(
+        &data,
+        r.status,
+        &outcome.header_text,
+        r.request_id.clone(),
+        r.idempotent_replay,
+    )
+}
+
+/// Parses a JSON body text into a JS value (`null` for an empty body).
+pub fn parse_json(text: &str) -> JsValue {
+    if text.trim().is_empty() {
+        return JsValue::NULL;
+    }
+    platform::json_parse(&JsValue::from_str(text)).unwrap_or(JsValue::NULL)
+}

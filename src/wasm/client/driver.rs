@@ -1,0 +1,322 @@
+//! The one I/O driver of the client: runs the core's [`Call`] state machine with `fetch` and timers, and the poll
+//! and output planners on top of it. The core decides every header (the key only ever goes to `baseUrl`'s origin);
+//! nothing here adds one.
+
+use js_sys::Reflect;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use super::Inner;
+use crate::client::output::{OutputPlanner, OutputStep};
+use crate::client::polling::{PollPlanner, PollStep};
+use crate::client::{
+    Action, ApiError, ApiResponse, Call, CallOptions, Env, ErrorKind, HttpRequest, LogLevel,
+    LogRecord, Method, RequestSpec, TransportError,
+};
+use crate::wasm::interop;
+use crate::wasm::platform::{self, AbortWatch, Sleep};
+
+/// One JS method call: the client, the options and the caller's abort signal (watched once for every request the
+/// method makes).
+pub struct Ctx<'a> {
+    inner: &'a Inner,
+    options: CallOptions,
+    signal: JsValue,
+    abort: Option<AbortWatch>,
+}
+
+/// A finished call: the core's response, the last body text, and the raw bytes of a download.
+pub struct Outcome {
+    /// The core's view of the answer.
+    pub response: ApiResponse,
+    /// The body text (JSON routes).
+    pub text: String,
+    /// The body bytes (downloads).
+    pub bytes: Option<js_sys::Uint8Array>,
+    /// The answer's headers as `name\nvalue\n...` text (handed to JS as is).
+    pub header_text: String,
+}
+
+/// What to do with an answer's body.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum BodyKind {
+    /// Read it as text and hand it to the core.
+    Text,
+    /// Read the bytes (a signed download); only an error answer's text goes to the core.
+    Bytes,
+}
+
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    header_text: String,
+    text: String,
+    bytes: Option<js_sys::Uint8Array>,
+}
+
+fn aborted() -> ApiError {
+    ApiError::new(ErrorKind::UserAbort, "aborted", "the call was aborted")
+}
+
+fn env() -> Env {
+    Env {
+        now_ms: js_sys::Date::now() as u64,
+        jitter: js_sys::Math::random(),
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// Prepares a method call.
+    ///
+    /// # Errors
+    /// `invalid_request` at `signal` when the signal is not an `AbortSignal`.
+    pub fn new(inner: &'a Inner, options: CallOptions, signal: &JsValue) -> Result<Self, ApiError> {
+        let abort = AbortWatch::new(signal).map_err(|()| {
+            ApiError::validation("invalid_request", "signal", "must be an AbortSignal")
+        })?;
+        Ok(Self {
+            inner,
+            options,
+            signal: if abort.is_some() {
+                signal.clone()
+            } else {
+                JsValue::UNDEFINED
+            },
+            abort,
+        })
+    }
+
+    fn is_aborted(&self) -> bool {
+        self.abort.as_ref().is_some_and(AbortWatch::aborted)
+    }
+
+    async fn sleep(&self, ms: u64) -> bool {
+        Sleep::start(ms as f64).wait(self.abort.as_ref()).await
+    }
+
+    /// Runs one call (with its retries).
+    ///
+    /// # Errors
+    /// The core's error of the call.
+    pub async fn call(
+        &self,
+        spec: RequestSpec,
+        raw_body: Option<&JsValue>,
+        kind: BodyKind,
+    ) -> Result<Outcome, ApiError> {
+        // Only a POST draws an idempotency key from the random bytes.
+        let random = if spec.method == Method::Post {
+            platform::random_bytes()
+        } else {
+            [0; 16]
+        };
+        let mut call = Call::new(&self.inner.config, spec, &self.options, random)?;
+        let mut text = String::new();
+        let mut bytes = None;
+        let mut header_text = String::new();
+        loop {
+            let action = call.next();
+            self.flush(&mut call, None);
+            match action {
+                Action::Send(request) => {
+                    if self.is_aborted() {
+                        call.abort();
+                        continue;
+                    }
+                    let started = js_sys::Date::now();
+                    match self.send(&request, raw_body, kind).await {
+                        Ok(answer) => {
+                            call.on_response(answer.status, &answer.headers, &answer.text, env());
+                            text = answer.text;
+                            bytes = answer.bytes;
+                            header_text = answer.header_text;
+                        }
+                        Err(e) => call.on_transport_error(e, env()),
+                    }
+                    self.flush(&mut call, Some(js_sys::Date::now() - started));
+                }
+                Action::Sleep { ms } => {
+                    if !self.sleep(ms).await {
+                        call.abort();
+                    }
+                }
+                Action::Done(result) => {
+                    return result.map(|response| Outcome {
+                        response,
+                        text,
+                        bytes,
+                        header_text,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Runs a wait: each planned request through [`Ctx::call`], sleeping where the planner says.
+    ///
+    /// # Errors
+    /// The first failed call, an abort, or the planner's own error.
+    pub async fn poll(&self, mut planner: PollPlanner) -> Result<Outcome, ApiError> {
+        let mut last = None;
+        loop {
+            match planner.next() {
+                PollStep::Request(spec) => {
+                    let outcome = self.call(spec, None, BodyKind::Text).await?;
+                    planner.on_body(&outcome.response.body);
+                    last = Some(outcome);
+                }
+                PollStep::Sleep { ms } => {
+                    if !self.sleep(ms).await {
+                        return Err(aborted());
+                    }
+                }
+                PollStep::Done(Ok(_)) => {
+                    return last.ok_or_else(|| {
+                        ApiError::new(ErrorKind::InvalidResponse, "unexpected_shape", "no answer")
+                    })
+                }
+                PollStep::Done(Err(e)) => return Err(e),
+            }
+        }
+    }
+
+    /// Runs an output wait: the signed `Location` of a run's output once it exists.
+    ///
+    /// # Errors
+    /// The last error of the output route, or an abort.
+    pub async fn output_location(&self, mut planner: OutputPlanner) -> Result<String, ApiError> {
+        loop {
+            match planner.next() {
+                OutputStep::Request(spec) => {
+                    let result = self
+                        .call(spec, None, BodyKind::Text)
+                        .await
+                        .map(|o| o.response);
+                    if matches!(&result, Err(e) if e.kind == ErrorKind::UserAbort) {
+                        return Err(aborted());
+                    }
+                    planner.on_result(result);
+                }
+                OutputStep::Sleep { ms } => {
+                    if !self.sleep(ms).await {
+                        return Err(aborted());
+                    }
+                }
+                OutputStep::Done(result) => return result,
+            }
+        }
+    }
+
+    async fn send(
+        &self,
+        request: &HttpRequest,
+        raw_body: Option<&JsValue>,
+        kind: BodyKind,
+    ) -> Result<Answer, TransportError> {
+        let mut headers = String::new();
+        for (name, value) in &request.headers {
+            headers.push_str(name);
+            headers.push('\n');
+            headers.push_str(value);
+            headers.push('\n');
+        }
+        let body = match (&request.body, request.raw_body, raw_body) {
+            (Some(text), _, _) => JsValue::from_str(text),
+            (None, true, Some(bytes)) => bytes.clone(),
+            _ => JsValue::UNDEFINED,
+        };
+        let redirect = if request.follow_redirects {
+            "follow"
+        } else {
+            "manual"
+        };
+        let pending = super::attempt(
+            self.inner.fetch.clone(),
+            &request.url,
+            request.method.as_str(),
+            &headers,
+            &body,
+            redirect,
+            request.timeout_ms as f64,
+            &self.signal,
+            kind == BodyKind::Bytes,
+        );
+        match JsFuture::from(pending).await {
+            Ok(answer) => {
+                let field = |name: &str| Reflect::get(&answer, &name.into()).unwrap_or_default();
+                let status = field("status")
+                    .as_f64()
+                    .filter(|s| (0.0..1000.0).contains(s))
+                    .map_or(0, |s| s as u16);
+                let header_text = field("headers").as_string().unwrap_or_default();
+                let bytes = field("bytes");
+                Ok(Answer {
+                    status,
+                    headers: parse_header_text(&header_text),
+                    header_text,
+                    text: field("text").as_string().unwrap_or_default(),
+                    bytes: (!bytes.is_undefined()).then(|| bytes.unchecked_into()),
+                })
+            }
+            Err(failure) => {
+                let field = |name: &str| {
+                    Reflect::get(&failure, &name.into())
+                        .ok()
+                        .and_then(|v| v.as_string())
+                };
+                match field("kind").as_deref() {
+                    Some("timeout") => Err(TransportError::Timeout),
+                    Some("aborted") => Err(TransportError::Aborted),
+                    _ => Err(TransportError::Connection(
+                        field("message").unwrap_or_else(|| "fetch failed".to_owned()),
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Hands the call's log lines to the logger; `elapsed` (ms) is appended to the lines of an answer.
+    fn flush(&self, call: &mut Call, elapsed: Option<f64>) {
+        let logs = call.take_logs();
+        if logs.is_empty() {
+            return;
+        }
+        for record in logs {
+            self.inner.log(&record, elapsed);
+        }
+    }
+}
+
+/// Splits `name\nvalue\n...` header text into pairs.
+fn parse_header_text(text: &str) -> Vec<(String, String)> {
+    let mut parts = text.split('\n');
+    let mut out = Vec::new();
+    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+        out.push((name.to_owned(), value.to_owned()));
+    }
+    out
+}
+
+impl Inner {
+    /// Writes one log line to the `logger` option or the console. Lines never hold the key, bodies or queries.
+    pub(super) fn log(&self, record: &LogRecord, elapsed: Option<f64>) {
+        let method = match record.level {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error | LogLevel::Off => "error",
+        };
+        let mut line = format!("[docauto] {}", record.message);
+        if let (Some(ms), true) = (elapsed, record.message.contains(" -> ")) {
+            line.push_str(&format!(" elapsed_ms={}", ms.round()));
+        }
+        let target = self
+            .logger
+            .clone()
+            .unwrap_or_else(|| platform::global("console"));
+        if let Some(f) = interop::function_option(&interop::option(&target, method)) {
+            let _ = f.call1(&target, &line.into());
+        }
+    }
+}

@@ -1,0 +1,375 @@
+//! `DocAuto`, the typed API client for JS: decode the arguments, let the core build and check the request, run it
+//! through the one driver ([`driver::Ctx`]), encode the answer. Resource namespaces are small classes sharing the
+//! client's state through an `Rc`.
+
+mod agents;
+mod configs;
+mod convert;
+mod driver;
+mod files;
+mod runs;
+mod verbs;
+mod webhooks;
+
+pub use agents::{AgentRunsResource, AgentsResource};
+pub use configs::{ActionsResource, ConfigsResource, RealtimeResource};
+pub use files::FilesResource;
+pub use runs::RunsResource;
+pub use webhooks::WebhooksResource;
+
+use std::future::Future;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use crate::client::{self, ApiError, ClientConfig, LogLevel, RequestSpec};
+use crate::wasm::{interop, platform};
+use convert::{error_to_js, JsCallOptions};
+use driver::{BodyKind, Ctx};
+
+#[wasm_bindgen(module = "/src/wasm/client/promise.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = apiPromise)]
+    fn api_promise(inner: &Promise) -> JsValue;
+    #[wasm_bindgen(js_name = pagePromise)]
+    fn page_promise(inner: &Promise) -> JsValue;
+    #[wasm_bindgen(js_name = attempt)]
+    #[allow(clippy::too_many_arguments)]
+    fn attempt(
+        fetch: Option<Function>,
+        url: &str,
+        method: &str,
+        header_lines: &str,
+        body: &JsValue,
+        redirect: &str,
+        timeout_ms: f64,
+        signal: &JsValue,
+        want_bytes: bool,
+    ) -> Promise;
+    #[wasm_bindgen(js_name = withResponse)]
+    fn with_response_js(
+        data: &JsValue,
+        status: u16,
+        header_text: &str,
+        request_id: Option<String>,
+        idempotent_replay: bool,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = makePage)]
+    fn make_page(
+        body: &JsValue,
+        next_cursor: &JsValue,
+        resource: &JsValue,
+        params: &JsValue,
+        options: &JsValue,
+    ) -> JsValue;
+}
+
+const OPTIONS: [&str; 10] = [
+    "apiKey",
+    "baseUrl",
+    "maxRetries",
+    "timeoutMs",
+    "maxRetryAfterMs",
+    "fetch",
+    "defaultHeaders",
+    "dangerouslyAllowBrowser",
+    "logLevel",
+    "logger",
+];
+
+/// An optional JS argument (`undefined` and `null` are `None`).
+pub(crate) type Opt = Option<JsValue>;
+
+/// The client's shared state. `Debug` is never derived: the config holds the key.
+pub struct Inner {
+    config: ClientConfig,
+    fetch: Option<Function>,
+    logger: Option<JsValue>,
+}
+
+/// The Document Automation API client.
+#[wasm_bindgen]
+pub struct DocAuto {
+    inner: Rc<Inner>,
+}
+
+fn config_error(field: &str, message: &str) -> JsValue {
+    error_to_js(&ApiError::invalid_config(field, message))
+}
+
+/// `process.env[name]` (Node, Bun) or `Deno.env.get(name)` (Deno, which throws without permission).
+fn env_var(name: &str) -> Option<String> {
+    let process = platform::global("process");
+    if process.is_object() {
+        let env = interop::option(&process, "env");
+        if let Some(v) = interop::option(&env, name).as_string() {
+            return Some(v);
+        }
+    }
+    let deno = platform::global("Deno");
+    let env = interop::option(&deno, "env");
+    let get = interop::function_option(&interop::option(&env, "get"))?;
+    get.call1(&env, &name.into()).ok()?.as_string()
+}
+
+/// A browser page: both `window` and `document` exist (workers and server runtimes have neither).
+fn in_browser() -> bool {
+    platform::global("window").is_object() && platform::global("document").is_object()
+}
+
+fn string_option(options: &JsValue, name: &str) -> Result<Option<String>, JsValue> {
+    let value = interop::option(options, name);
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value
+        .as_string()
+        .map(Some)
+        .ok_or_else(|| config_error(name, "must be a string"))
+}
+
+fn count_option(options: &JsValue, name: &str, max: f64) -> Result<Option<u64>, JsValue> {
+    match interop::number_option(options, name) {
+        Ok(None) => Ok(None),
+        Ok(Some(n)) if n >= 0.0 && n.fract() == 0.0 && n <= max => Ok(Some(n as u64)),
+        _ => Err(config_error(name, "must be a whole number >= 0")),
+    }
+}
+
+fn default_headers(value: &JsValue) -> Result<Vec<(String, String)>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Vec::new());
+    }
+    if !value.is_object() {
+        return Err(config_error(
+            "defaultHeaders",
+            "must be an object of strings",
+        ));
+    }
+    let mut out = Vec::new();
+    for name in interop::option_names(value) {
+        let v = interop::option(value, &name);
+        let Some(text) = v.as_string() else {
+            return Err(config_error(
+                &format!("defaultHeaders.{name}"),
+                "must be a string",
+            ));
+        };
+        out.push((name, text));
+    }
+    Ok(out)
+}
+
+#[wasm_bindgen]
+impl DocAuto {
+    /// Creates a client. `apiKey` and `baseUrl` fall back to `DOCAUTO_API_KEY` and `DOCAUTO_BASE_URL` where the
+    /// runtime has an environment. Throws `BadRequestError` (`invalid_config`, `browser_not_allowed`) for bad settings.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "ClientOptions")] options: Opt,
+    ) -> Result<DocAuto, JsValue> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let options = if options.is_undefined() || options.is_null() {
+            js_sys::Object::new().into()
+        } else if options.is_object() {
+            options
+        } else {
+            return Err(config_error("options", "must be an object"));
+        };
+        for name in interop::option_names(&options) {
+            if !OPTIONS.contains(&name.as_str()) {
+                return Err(config_error(&name, "is not a client option"));
+            }
+        }
+        let allow_browser = interop::option(&options, "dangerouslyAllowBrowser");
+        if !(allow_browser.is_undefined() || allow_browser.as_bool().is_some()) {
+            return Err(config_error("dangerouslyAllowBrowser", "must be a boolean"));
+        }
+        if in_browser() && allow_browser.as_bool() != Some(true) {
+            return Err(error_to_js(&ApiError::validation(
+                "browser_not_allowed",
+                "dangerouslyAllowBrowser",
+                "running in a browser would expose your secret API key to anyone who opens the page; \
+                 call the API from a server, or pass dangerouslyAllowBrowser: true if you understand the risk",
+            )));
+        }
+        let api_key = string_option(&options, "apiKey")?
+            .or_else(|| env_var("DOCAUTO_API_KEY"))
+            .ok_or_else(|| {
+                config_error("apiKey", "is required (pass apiKey or set DOCAUTO_API_KEY)")
+            })?;
+        let base_url = string_option(&options, "baseUrl")?
+            .or_else(|| env_var("DOCAUTO_BASE_URL"))
+            .ok_or_else(|| {
+                config_error(
+                    "baseUrl",
+                    "is required (pass baseUrl or set DOCAUTO_BASE_URL)",
+                )
+            })?;
+        let mut config = ClientConfig::new(&api_key, &base_url).map_err(|e| error_to_js(&e))?;
+        if let Some(n) = count_option(&options, "maxRetries", 100.0)? {
+            config.max_retries = n as u32;
+        }
+        if let Some(n) = count_option(&options, "timeoutMs", 9_007_199_254_740_991.0)? {
+            if n == 0 {
+                return Err(config_error("timeoutMs", "must be greater than 0"));
+            }
+            config.timeout_ms = n;
+        }
+        if let Some(n) = count_option(&options, "maxRetryAfterMs", 9_007_199_254_740_991.0)? {
+            config.max_retry_after_ms = n;
+        }
+        config
+            .set_default_headers(default_headers(&interop::option(
+                &options,
+                "defaultHeaders",
+            ))?)
+            .map_err(|e| error_to_js(&e))?;
+        let level = match string_option(&options, "logLevel")? {
+            Some(level) => Some(level),
+            None => env_var("DOCAUTO_LOG"),
+        };
+        if let Some(level) = level {
+            config.log_level = LogLevel::parse(&level).map_err(|e| error_to_js(&e))?;
+        }
+        let fetch = interop::option(&options, "fetch");
+        let fetch = if fetch.is_undefined() || fetch.is_null() {
+            None
+        } else {
+            Some(
+                interop::function_option(&fetch)
+                    .ok_or_else(|| config_error("fetch", "must be a function"))?,
+            )
+        };
+        let logger = interop::option(&options, "logger");
+        let logger = if logger.is_undefined() || logger.is_null() {
+            None
+        } else if logger.is_object() {
+            Some(logger)
+        } else {
+            return Err(config_error(
+                "logger",
+                "must be an object with debug, info, warn and error methods",
+            ));
+        };
+        Ok(DocAuto {
+            inner: Rc::new(Inner {
+                config,
+                fetch,
+                logger,
+            }),
+        })
+    }
+
+    /// The base URL requests go to (the key is sent to this origin only).
+    #[wasm_bindgen(getter, js_name = baseUrl)]
+    pub fn base_url(&self) -> String {
+        self.inner.config.base_url().to_owned()
+    }
+
+    /// Saved automations.
+    #[wasm_bindgen(getter)]
+    pub fn agents(&self) -> AgentsResource {
+        AgentsResource::new(self.inner.clone())
+    }
+
+    /// Runs of agents: start, read, approve, reject, complete a human step, wait.
+    #[wasm_bindgen(getter, js_name = agentRuns)]
+    pub fn agent_runs(&self) -> AgentRunsResource {
+        AgentRunsResource::new(self.inner.clone())
+    }
+
+    /// Saved configurations of extract, redact and fill.
+    #[wasm_bindgen(getter)]
+    pub fn configs(&self) -> ConfigsResource {
+        ConfigsResource::new(self.inner.clone())
+    }
+
+    /// The catalog of configurable actions (and the deprecated `create`).
+    #[wasm_bindgen(getter)]
+    pub fn actions(&self) -> ActionsResource {
+        ActionsResource::new(self.inner.clone())
+    }
+
+    /// Capability runs: list, read, wait, cancel, delete, keep, outputs.
+    #[wasm_bindgen(getter)]
+    pub fn runs(&self) -> RunsResource {
+        RunsResource::new(self.inner.clone())
+    }
+
+    /// Registered files: by URL or uploaded bytes.
+    #[wasm_bindgen(getter)]
+    pub fn files(&self) -> FilesResource {
+        FilesResource::new(self.inner.clone())
+    }
+
+    /// Webhook endpoints, deliveries and the public key set.
+    #[wasm_bindgen(getter)]
+    pub fn webhooks(&self) -> WebhooksResource {
+        WebhooksResource::new(self.inner.clone())
+    }
+
+    /// Live transcription sessions.
+    #[wasm_bindgen(getter)]
+    pub fn realtime(&self) -> RealtimeResource {
+        RealtimeResource::new(self.inner.clone())
+    }
+}
+
+/// Checks an extraction schema against the service's dialect without sending anything. Throws `BadRequestError`
+/// with code `invalid_schema` or `schema_too_large` (the message names the field path).
+#[wasm_bindgen(js_name = validateExtractionSchema)]
+pub fn validate_extraction_schema(
+    #[wasm_bindgen(unchecked_param_type = "JsonSchema")] schema: JsValue,
+) -> Result<(), JsValue> {
+    let value = convert::json_value(&schema, "schema").map_err(|e| error_to_js(&e))?;
+    client::validate_extraction_schema(&value).map_err(|e| error_to_js(&e))
+}
+
+/// What a method's answer becomes in JS.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Data {
+    /// The parsed JSON body.
+    Json,
+    /// `undefined` (204 routes).
+    Void,
+}
+
+/// The start of every method: the call options (with the method's own extra option names).
+pub(crate) fn prepare(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, ApiError> {
+    convert::call_options(options, extra)
+}
+
+/// Wraps a method's work into an `APIPromise` (errors become the `errors.js` classes).
+pub(crate) fn spawn<F>(work: F) -> JsValue
+where
+    F: Future<Output = Result<JsValue, ApiError>> + 'static,
+{
+    api_promise(&future_to_promise(async move {
+        work.await.map_err(|e| error_to_js(&e))
+    }))
+}
+
+/// The common method: validate, build the route, run one call, encode `{ data, response }`.
+pub(crate) fn simple(
+    inner: &Rc<Inner>,
+    options: Option<JsValue>,
+    data: Data,
+    build: impl FnOnce() -> Result<RequestSpec, ApiError>,
+) -> JsValue {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
+    let prepared = prepare(&options, &[]).and_then(|o| Ok((o, build()?)));
+    let inner = inner.clone();
+    spawn(async move {
+        let (options, spec) = prepared?;
+        let ctx = Ctx::new(&inner, options.core, &options.signal)?;
+        let outcome = ctx.call(spec, None, BodyKind::Text).await?;
+        let value = match data {
+            Data::Json => convert::parse_json(&outcome.text),
+            Data::Void => JsValue::UNDEFINED,
+        };
+        Ok(convert::with_response(value, &outcome))
+    })
+}

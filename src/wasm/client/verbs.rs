@@ -1,0 +1,96 @@
+//! The capability verbs on the client itself: `extract`, `extractBatch`, `parse`, `redact`, `fill`, `sign`,
+//! `pipeline`. Each is one POST; a 202 resolves to the run handle with its status.
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::params;
+use super::{simple, Data, DocAuto, Opt};
+use crate::client::verbs;
+
+#[wasm_bindgen]
+impl DocAuto {
+    /// `POST /v1/extract`: structured data from documents (schema checked before sending).
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<CapabilityRun>")]
+    pub fn extract(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ExtractParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            verbs::extract(&params(&body, "params", false)?)
+        })
+    }
+
+    /// `POST /v1/extract/batch`: a saved action over up to 100 documents (always 202). Not resent after a dropped
+    /// connection: the service ignores `idempotency-key` on this route.
+    #[wasm_bindgen(js_name = extractBatch, unchecked_return_type = "APIPromise<CapabilityRun>")]
+    pub fn extract_batch(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ExtractBatchParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            verbs::extract_batch(&params(&body, "params", false)?)
+        })
+    }
+
+    /// `POST /v1/parse`: text and layout of documents.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<CapabilityRun>")]
+    pub fn parse(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ParseParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            verbs::parse(&params(&body, "params", false)?)
+        })
+    }
+
+    /// `POST /v1/redact`: personal data removed.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<CapabilityRun>")]
+    pub fn redact(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "RedactParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            verbs::redact(&params(&body, "params", false)?)
+        })
+    }
+
+    /// `POST /v1/fill`: a form filled from `values` or drafted from `files`.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<CapabilityRun>")]
+    pub fn fill(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "FillParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            verbs::fill(&params(&body, "params", false)?)
+        })
+    }
+
+    /// `POST /v1/sign`: a signature envelope (202, status `needs_input`).
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<CapabilityRun>")]
+    pub fn sign(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SignParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            verbs::sign(&params(&body, "params", false)?)
+        })
+    }
+
+    /// `POST /v1/pipeline`: several capabilities over one file set.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<CapabilityRun>")]
+    pub fn pipeline(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "PipelineParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            verbs::pipeline(&params(&body, "params", false)?)
+        })
+    }
+}

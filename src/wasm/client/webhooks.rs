@@ -1,0 +1,103 @@
+//! `client.webhooks`: endpoints, deliveries and the public key set.
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::{params, string_arg};
+use super::{simple, Data, Inner, Opt};
+use crate::client::webhooks;
+
+/// `client.webhooks`.
+#[wasm_bindgen]
+pub struct WebhooksResource {
+    inner: Rc<Inner>,
+}
+
+impl WebhooksResource {
+    pub(super) fn new(inner: Rc<Inner>) -> Self {
+        Self { inner }
+    }
+}
+
+#[wasm_bindgen]
+impl WebhooksResource {
+    /// `POST /v1/webhooks`: a saved endpoint (https URL; `events` omitted means all).
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<WebhookEndpoint>")]
+    pub fn create(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "WebhookCreateParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            webhooks::create(&params(&body, "params", false)?)
+        })
+    }
+
+    /// `GET /v1/webhooks`, newest first.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<WebhookList>")]
+    pub fn list(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || Ok(webhooks::list()))
+    }
+
+    /// `GET /v1/webhooks/:id`.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<WebhookEndpoint>")]
+    pub fn retrieve(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            webhooks::retrieve(&string_arg(&id, "id")?)
+        })
+    }
+
+    /// `PATCH /v1/webhooks/:id`: new `url`, `events`, or `disabled`.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<WebhookEndpoint>")]
+    pub fn update(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "WebhookUpdateParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            webhooks::update(&string_arg(&id, "id")?, &params(&body, "params", false)?)
+        })
+    }
+
+    /// `DELETE /v1/webhooks/:id` (resolves to `undefined`).
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<void>")]
+    pub fn delete(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Void, || {
+            webhooks::delete(&string_arg(&id, "id")?)
+        })
+    }
+
+    /// `GET /v1/webhooks/:id/deliveries`: the 50 most recent attempts, newest first.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<WebhookDeliveryList>")]
+    pub fn deliveries(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            webhooks::deliveries(&string_arg(&id, "id")?)
+        })
+    }
+
+    /// `GET /v1/webhooks/jwks.json`: the public keys of webhook signatures (sent without the API key).
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<JsonWebKeySet>")]
+    pub fn jwks(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || Ok(webhooks::jwks()))
+    }
+}

@@ -1,0 +1,514 @@
+/** A JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON Schema of an extraction (the service's dialect: root object, nesting at most 5, no `$ref`/`oneOf`...). */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** How much the client logs. */
+export type LogLevel = "off" | "error" | "warn" | "info" | "debug";
+
+/** Where log lines go (default: `console`). Lines never hold the key, bodies or query strings. */
+export interface Logger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Options of `new DocAuto(...)`. */
+export interface ClientOptions {
+  /** Secret API key; default `DOCAUTO_API_KEY` from the environment (Node, Bun, Deno). */
+  apiKey?: string;
+  /** The API's address (http(s), optional path prefix); default `DOCAUTO_BASE_URL`. The key is sent to this origin only. */
+  baseUrl?: string;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** Per-attempt timeout in milliseconds. Default 600000. */
+  timeoutMs?: number;
+  /** Largest `Retry-After` honoured (ms); a longer one ends the call with the error, `retryAfter` set. Default 60000. */
+  maxRetryAfterMs?: number;
+  /** The `fetch` used for every request. Default: the global `fetch`. */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** Headers added to every request to `baseUrl` (never `authorization` or `idempotency-key`; never to other hosts). */
+  defaultHeaders?: Record<string, string>;
+  /** Allows construction in a browser page, where the secret key would be visible to anyone. Default false. */
+  dangerouslyAllowBrowser?: boolean;
+  /** Default `warn` (or `DOCAUTO_LOG`). `debug` logs method, path, status, request id, attempt and elapsed ms. */
+  logLevel?: LogLevel;
+  /** Receives the log lines. */
+  logger?: Logger;
+}
+
+/** Options every method takes as its last argument. */
+export interface RequestOptions {
+  /** The idempotency key of a POST (default: one generated per call, reused by its retries). */
+  idempotencyKey?: string;
+  /** Per-attempt timeout override (ms). */
+  timeoutMs?: number;
+  /** Retry count override. */
+  maxRetries?: number;
+  /** Aborts the call (rejects with `APIUserAbortError`). */
+  signal?: AbortSignal;
+}
+
+/** Options of routes that take `wait`: hold the request up to `wait` seconds (0 to 120) for the run to settle. */
+export interface WaitRequestOptions extends RequestOptions {
+  wait?: number;
+}
+
+/** Options of `waitFor`. */
+export interface WaitForOptions extends RequestOptions {
+  /** `finished` (default): a terminal status. `settled`: also when the run is blocked on a person (or needs a signature). */
+  until?: "finished" | "settled";
+}
+
+/** The HTTP side of an answer. */
+export interface APIResponseInfo {
+  status: number;
+  /** Names in lower case. */
+  headers: Record<string, string>;
+  requestId: string | null;
+  /** The service returned the stored result of an earlier request with the same idempotency key. */
+  idempotentReplay: boolean;
+}
+
+/** What `withResponse()` resolves to. */
+export interface WithResponse<T> {
+  data: T;
+  response: APIResponseInfo;
+}
+
+/** The promise every method returns: resolves to the data; `withResponse()` adds the HTTP side. */
+export interface APIPromise<T> extends Promise<T> {
+  withResponse(): Promise<WithResponse<T>>;
+}
+
+/** A page of a cursor list; async-iterable over every item of this page and the following ones. */
+export interface Page<T> extends AsyncIterable<T> {
+  object: "list";
+  data: T[];
+  hasMore: boolean;
+  cursor: string | null;
+  /** Whether `nextPage()` will fetch a page. */
+  hasNextPage(): boolean;
+  /** The next page, or `null` at the end. */
+  nextPage(): Promise<Page<T> | null>;
+}
+
+/** `runs.list(...)`: awaitable to the first page, async-iterable over every item of every page. */
+export interface PagePromise<T> extends APIPromise<Page<T>>, AsyncIterable<T> {}
+
+/** `{object: "list", data}` of routes without pagination. */
+export interface ObjectList<T> {
+  object: "list";
+  data: T[];
+}
+
+/** A file by URL (fetched by the service) or by id (already registered or produced). */
+export type FileRef =
+  | { url: string; name?: string; processing?: "auto" | "ocr" | "simple" | "transcribe" | "transcribe_diarize" }
+  | { id: string };
+
+/** Where a run's events go: an ad-hoc URL or a saved endpoint. */
+export type WebhookRef = { url: string } | { id: string };
+
+/** Caller key/values (at most 10 KB as JSON). */
+export type Metadata = Record<string, JsonValue>;
+
+/** Executor of a step. */
+export type Executor = "agent" | "human";
+
+/** A step of an agent. */
+export interface AgentTask {
+  id: string;
+  title: string;
+  executor: Executor;
+  dependsOn: string[];
+}
+
+/** A saved action of an agent. */
+export interface AgentAction {
+  name: string;
+  approval?: "before" | "output";
+}
+
+/** A saved, versioned automation. */
+export interface Agent {
+  object: "agent";
+  id: string;
+  name: string;
+  version: number;
+  tasks: AgentTask[];
+  actions: AgentAction[];
+  description?: unknown;
+  updatedAt?: unknown;
+}
+
+/** `agents.list()`. */
+export type AgentList = ObjectList<Agent>;
+
+/** Body of `agentRuns.create`. */
+export interface AgentRunCreateParams {
+  agent: string;
+  /** 1 to 200 files. */
+  files: FileRef[];
+  metadata?: Metadata;
+  webhook?: WebhookRef;
+}
+
+/** A step of a run. */
+export interface RunTask {
+  id: string;
+  title: string;
+  executor: Executor;
+  status: "pending" | "ready" | "in_progress" | "completed" | "skipped";
+  summary: string | null;
+  completedAt: string | null;
+}
+
+/** An outstanding sign-off. */
+export interface RunApproval {
+  id: string;
+  kind: "before" | "output";
+  action: string;
+  requestedAt: string;
+  rationale: string;
+  files: Array<{ id: string; name: string }>;
+  params: Record<string, unknown>;
+}
+
+/** An agent run. A 202 may carry only `object`, `id`, `status` and `statusUrl`. */
+export interface AgentRun {
+  object: "agent_run";
+  id: string;
+  status: AgentRunStatus;
+  statusUrl: string;
+  agent?: { id: string; name: string; version: number };
+  waiting?: { approvals: number; tasks: number; summary: string };
+  paused?: { reason: "model_error" | "system_error" | (string & {}) };
+  progress?: { tasks: { total: number; completed: number } };
+  tasks?: RunTask[];
+  approvals?: RunApproval[];
+  result?: string | Record<string, unknown>;
+  output?: { files: Array<{ url: string; [field: string]: unknown }> };
+  error?: { code: string; message: string };
+  incomplete?: boolean;
+  metadata?: Metadata;
+  createdAt?: string;
+  expiresAt?: string;
+}
+
+/** `{id, status, statusUrl}` of the run a decision belongs to. */
+export interface RunHandle {
+  id: string;
+  status: AgentRunStatus;
+  statusUrl: string;
+}
+
+/** Body of `agentRuns.approve`. */
+export interface ApproveParams {
+  /** At most 4000 characters. */
+  note?: string;
+  /** Replaces the proposed inputs of a `before` gate. */
+  params?: Record<string, JsonValue>;
+  /** Replaces the step's files (file ids, at most 200). */
+  files?: string[];
+}
+
+/** Body of `agentRuns.reject`: the note is required. */
+export interface RejectParams {
+  note: string;
+}
+
+/** Body of `agentRuns.completeTask`. */
+export interface CompleteTaskParams {
+  /** At most 2000 characters. */
+  note?: string;
+  /** At most 20 file ids. */
+  files?: string[];
+}
+
+/** Answer of an approve or reject. */
+export interface ApprovalDecision {
+  object: "agent_run_approval";
+  id: string;
+  kind: "before" | "output";
+  action: string;
+  status: string;
+  requestedAt: string;
+  decidedAt: string;
+  note: string | null;
+  run: RunHandle;
+}
+
+/** Answer of a task completion. */
+export interface TaskCompletion {
+  object: "agent_run_task";
+  id: string;
+  title: string;
+  executor: Executor;
+  status: "completed";
+  summary: string | null;
+  completedAt: string;
+  run: RunHandle;
+}
+
+/** Status of a capability run. */
+export type RunStatus = "queued" | "processing" | "processed" | "failed" | "cancelled" | "expired" | "needs_input";
+
+/** A citation of an extracted value. */
+export interface Citation {
+  fileId: string;
+  page?: number;
+  bbox?: { x: number; y: number; width: number; height: number };
+  text?: string;
+  confidence?: number;
+  notFound?: boolean;
+  [field: string]: unknown;
+}
+
+/** Output of an extract run. */
+export interface ExtractOutput {
+  value?: JsonValue;
+  citations?: Record<string, unknown>;
+  documents?: Array<{ fileId: string; name: string; status: string; value: JsonValue; citations?: Record<string, unknown> }>;
+  citationsOmitted?: true;
+}
+
+/** A capability run (`extract_run`, `parse_run`...). A 202 may carry only the handle. */
+export interface CapabilityRun {
+  object?: string;
+  id: string;
+  status: RunStatus;
+  config?: { schema?: JsonSchema; [field: string]: unknown };
+  /** Present only at `processed` (extract: {@link ExtractOutput}). */
+  output?: ExtractOutput & { [field: string]: unknown };
+  statusUrl?: string;
+  expiresAt?: string;
+  envelopeUrl?: string;
+  metadata?: Metadata;
+  [field: string]: unknown;
+}
+
+/** Fields every verb takes. */
+export interface VerbCommonParams {
+  metadata?: Metadata;
+  webhook?: WebhookRef;
+  /** Seconds until the run is purged (default 86400, at most 604800). */
+  ttl?: number;
+}
+
+/** Input documents: one `file` or 1 to 100 `files`. */
+export type VerbInput = { file: FileRef; files?: never } | { files: FileRef[]; file?: never };
+
+/** Body of `extract`: `schema`, `action` or `hints` (at most one), or none to let the service infer. */
+export type ExtractParams = VerbInput & VerbCommonParams & {
+  schema?: JsonSchema;
+  hints?: string;
+  action?: string;
+  citations?: boolean;
+  instructions?: string;
+  unit?: "per_document" | "across_documents" | "rows_per_document";
+};
+
+/** Body of `extractBatch`: a saved action over 1 to 100 files. */
+export interface ExtractBatchParams extends VerbCommonParams {
+  action: string;
+  files: FileRef[];
+  citations?: boolean;
+}
+
+/** Body of `parse`. */
+export type ParseParams = VerbInput & VerbCommonParams;
+
+/** Body of `redact`. */
+export type RedactParams = VerbInput & VerbCommonParams & { categories?: string[]; mode?: string; action?: string };
+
+/** Body of `fill`: a template and exactly one of `values` or `files`. */
+export type FillParams = VerbCommonParams & {
+  template: { id: string };
+  output?: string;
+  review?: string;
+  action?: string;
+} & ({ values: Record<string, JsonValue>; files?: never } | { files: FileRef[]; values?: never });
+
+/** Body of `sign`. */
+export interface SignParams extends VerbCommonParams {
+  file: FileRef;
+  signers: Array<{ name: string; email: string }>;
+  action?: string;
+}
+
+/** Body of `pipeline`: steps keyed by capability name, run in parallel over the files. */
+export type PipelineParams = VerbCommonParams & { files: FileRef[]; steps: Array<Record<string, Record<string, unknown>>> };
+
+/** Capabilities with saved configs. */
+export type ConfigCapability = "extract" | "redact" | "fill";
+
+/** Body of `configs.create`. */
+export interface ConfigParams {
+  name: string;
+  config: Record<string, unknown>;
+}
+
+/** Body of the deprecated `actions.create`. */
+export interface ActionCreateParams extends ConfigParams {
+  capability: ConfigCapability;
+}
+
+/** A saved config; its `id` goes in a verb's `action` field. */
+export interface SavedConfig {
+  id: string;
+  [field: string]: unknown;
+}
+
+/** `actions.catalog()` (shape not published beyond being an object). */
+export type ActionCatalog = Record<string, unknown>;
+
+/** Query of `runs.list`. */
+export interface RunListParams {
+  /** 1 to 50. */
+  limit?: number;
+  cursor?: string;
+  status?: Exclude<RunStatus, "queued">;
+  object?: string;
+  /** Up to three `metadata.<key>=<value>` filters. */
+  metadata?: Record<string, string>;
+}
+
+/** Body of `runs.keep`. */
+export type KeepParams = { spaceId: string; space?: never } | { space: string; spaceId?: never } | Record<string, never>;
+
+/** Answer of `runs.keep` (shape not published). */
+export type KeepResult = Record<string, unknown>;
+
+/** A registered file: `ready` is the state to wait for. */
+export interface FileRecord {
+  id: string;
+  status: string;
+  /** Upload address of a `{name, mimeType}` registration, valid 15 minutes. */
+  uploadUrl?: string;
+  [field: string]: unknown;
+}
+
+/** Body of `files.create`. */
+export interface FileCreateParams {
+  url: string;
+  name?: string;
+}
+
+/** Body of `files.upload`. */
+export interface FileUploadParams {
+  name: string;
+  mimeType: string;
+  data: string | ArrayBuffer | ArrayBufferView | Blob;
+}
+
+/** A saved webhook endpoint. */
+export interface WebhookEndpoint {
+  object?: "webhook_endpoint";
+  id: string;
+  url: string;
+  events?: string[];
+  disabled: boolean;
+  createdAt: string;
+}
+
+/** `webhooks.list()`. */
+export type WebhookList = ObjectList<WebhookEndpoint>;
+
+/** Body of `webhooks.create`. */
+export interface WebhookCreateParams {
+  url: string;
+  events?: string[];
+}
+
+/** Body of `webhooks.update`: at least one field. */
+export interface WebhookUpdateParams {
+  url?: string;
+  events?: string[];
+  disabled?: boolean;
+}
+
+/** One delivery attempt. */
+export interface WebhookDelivery {
+  object?: "webhook_delivery";
+  endpointId: string;
+  processingId: string;
+  eventId: string;
+  type: string;
+  attempt: number;
+  responseStatus: number;
+  ok: boolean;
+  at: string;
+}
+
+/** `webhooks.deliveries(id)`: the 50 most recent, newest first. */
+export type WebhookDeliveryList = ObjectList<WebhookDelivery>;
+
+/** Body of `realtime.createSession`. */
+export interface RealtimeSessionParams {
+  /** Keep a stored diarized transcript after close. */
+  finalPass?: boolean;
+  [field: string]: unknown;
+}
+
+/** A live session: its `wss://` address carries a single-use ticket (a secret). */
+export interface RealtimeSession {
+  id?: string;
+  url?: string;
+  [field: string]: unknown;
+}
+
+/** Fields of every API error. */
+export interface APIErrorFields {
+  status?: number;
+  code?: string;
+  retryable?: boolean;
+  requestId?: string;
+  docUrl?: string;
+  headers?: Record<string, string>;
+  retryAfter?: number;
+}
+
+/** Base class of every error of an API call. */
+export declare class APIError extends Error {
+  constructor(message: string, fields?: APIErrorFields);
+  /** HTTP status; `undefined` for connection, timeout and abort errors (pre-flight checks carry 400). */
+  readonly status: number | undefined;
+  /** Stable snake_case code (the service's, kept verbatim when unknown). */
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly requestId: string | undefined;
+  readonly docUrl: string | undefined;
+  /** Response headers, names in lower case. */
+  readonly headers: Record<string, string>;
+  /** Seconds the service asked to wait, when it did. */
+  readonly retryAfter: number | undefined;
+}
+/** 400, and inputs refused before any request was sent (same code as the service's). */
+export declare class BadRequestError extends APIError {}
+/** 401. */
+export declare class AuthenticationError extends APIError {}
+/** 402 `credits_exhausted`. */
+export declare class CreditsExhaustedError extends APIError {}
+/** 403. */
+export declare class PermissionDeniedError extends APIError {}
+/** 404. */
+export declare class NotFoundError extends APIError {}
+/** 409. */
+export declare class ConflictError extends APIError {}
+/** 410. */
+export declare class GoneError extends APIError {}
+/** 422. */
+export declare class UnprocessableEntityError extends APIError {}
+/** 429. */
+export declare class RateLimitError extends APIError {}
+/** 5xx. */
+export declare class InternalServerError extends APIError {}
+/** No answer: DNS, TCP, TLS, dropped connection. */
+export declare class APIConnectionError extends APIError {}
+/** An attempt exceeded `timeoutMs` (a kind of connection error). */
+export declare class APITimeoutError extends APIConnectionError {}
+/** The caller's `signal` aborted the call. */
+export declare class APIUserAbortError extends APIError {}
