@@ -1,5 +1,73 @@
-//! Project tasks: `cargo xtask build | test | demo | bench | fuzz | emulator`.
+//! Project tasks: `cargo xtask install | build | test | bench [--write] | fuzz | demo | emulator`.
+
+mod bench;
+mod build;
+mod demo;
+mod fuzz;
+mod install;
+mod test;
+mod util;
+
+const USAGE: &str = "usage: cargo xtask <command>
+  install         rustup wasm target, wasm-bindgen-cli (pinned), npm tooling, Chromium (apt, as root)
+  build           build the npm package into pkg/
+  test            every suite; the last line is `N passed, N failed`
+  bench [--write] verify speed vs jose, .wasm sizes, cold starts (--write updates BENCHMARKS.md)
+  fuzz [secs]     bounded cargo-fuzz run of each target (default 30 s each)
+  demo            build, start the emulator and the demo app on 127.0.0.1, print the address
+  emulator [args] run the local emulator (docauto-emulator --help for its flags)";
+
 fn main() {
-    eprintln!("xtask: not yet written");
-    std::process::exit(2);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cmd = args.first().map(String::as_str).unwrap_or("");
+    let rest = args.get(1..).unwrap_or(&[]);
+    let result = match cmd {
+        "install" => install::install().map(|()| true),
+        "build" => install::install()
+            .and_then(|()| build::build())
+            .map(|()| true),
+        "test" => test::test(),
+        "bench" => install::install()
+            .and_then(|()| build::build())
+            .and_then(|()| bench::bench(rest.iter().any(|a| a == "--write")))
+            .map(|()| true),
+        "fuzz" => fuzz::fuzz(rest.first().and_then(|s| s.parse().ok()).unwrap_or(30)),
+        "demo" => install::install()
+            .and_then(|()| build::build())
+            .and_then(|()| demo::demo())
+            .map(|()| true),
+        "emulator" => emulator(rest),
+        _ => {
+            eprintln!("{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    match result {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(1),
+        Err(e) => {
+            eprintln!("xtask {cmd}: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// `cargo xtask emulator [flags]`: the emulator in the foreground; Ctrl-C reaches it (same process group).
+fn emulator(args: &[String]) -> Result<bool, String> {
+    let status = std::process::Command::new("cargo")
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            "docauto-emulator",
+            "--bin",
+            "docauto-emulator",
+            "--",
+        ])
+        .args(args)
+        .current_dir(util::root())
+        .status()
+        .map_err(|e| format!("cannot start the emulator: {e}"))?;
+    Ok(status.success() || status.code().is_none())
 }

@@ -1,0 +1,6 @@
+// Deno: read the .wasm next to this file (needs read permission for it) and instantiate synchronously.
+import { initSync } from "./wasm/docauto.js";
+
+initSync({ module: Deno.readFileSync(new URL("./wasm/docauto_bg.wasm", import.meta.url)) });
+
+// @EXPORTS@

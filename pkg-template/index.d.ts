@@ -1,0 +1,5 @@
+// Types of every entry (all entries export the same API); generated from the wasm-bindgen declarations.
+// The generated classes declare `[Symbol.dispose]()` (explicit resource management): pull in its lib declaration so
+// projects compiling with an older `lib` setting still type-check.
+/// <reference lib="esnext.disposable" />
+// @EXPORTS@

@@ -1,0 +1,8 @@
+// Cloudflare Workers (workerd): code generation from bytes is disallowed there, so the .wasm is imported as a
+// compiled module (wrangler and miniflare provide a WebAssembly.Module for a `.wasm` import).
+import wasmModule from "./wasm/docauto_bg.wasm";
+import { initSync } from "./wasm/docauto.js";
+
+initSync({ module: wasmModule });
+
+// @EXPORTS@

@@ -1,0 +1,24 @@
+// esbuild bundles of the suite for runtimes that cannot resolve node_modules themselves (workerd, edge-runtime).
+import { build } from "esbuild";
+import { fileURLToPath } from "node:url";
+
+/** Bundles `entry` resolving "docauto" through `conditions`; returns { code, inputs } (inputs: bundled files). */
+export async function bundle(entry, { conditions, format, external = [] }) {
+  const res = await build({
+    entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
+    bundle: true,
+    write: false,
+    format,
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    conditions,
+    external,
+    metafile: true,
+    logLevel: "warning",
+    // The web glue mentions import.meta.url only in the async default init, which the IIFE (edge) entry never calls.
+    // wasm-bindgen repeats a snippet module key in its import object (same module, harmless): silence that too.
+    logOverride: { "empty-import-meta": "silent", "duplicate-object-key": "silent" },
+    target: "es2022",
+  });
+  return { code: res.outputFiles[0].text, inputs: Object.keys(res.metafile.inputs) };
+}

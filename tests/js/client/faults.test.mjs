@@ -1,0 +1,104 @@
+// Fault injection through the emulator's control API: N creates under injected 429 / 503 / 500 / dropped connections
+// (after the service committed) make exactly N runs, because every retry reuses the call's idempotency key.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadSdk, startEmulator, serveFiles, fetchSpy, rejectsWith, KEY } from "./harness.mjs";
+
+const sdk = await loadSdk();
+const stateFile = join(mkdtempSync(join(tmpdir(), "docauto-faults-")), "state.json");
+let emu, docs;
+
+before(async () => {
+  emu = await startEmulator(["--state", stateFile]);
+  docs = await serveFiles({ "/a.txt": { body: "Invoice 42. Total 99 EUR.", type: "text/plain" } });
+});
+after(async () => {
+  await emu?.stop();
+  await docs?.close();
+});
+
+/** Agent runs the emulator holds (read from its persisted state). */
+function storedRunCount() {
+  const state = JSON.parse(readFileSync(stateFile, "utf8"));
+  const runs = state.agent_runs ?? state.agentRuns;
+  assert.ok(runs && typeof runs === "object", "state file has no agent runs map");
+  return Object.keys(runs).length;
+}
+
+const N = 3;
+const FAULTS = [
+  { kind: "rate_limited", retryAfter: 1 },
+  { kind: "auth_unavailable" },
+  { kind: "internal_error" },
+  { kind: "drop_connection" },
+];
+
+for (const fault of FAULTS) {
+  test(`n_creates_under_${fault.kind}_make_exactly_n_runs`, async () => {
+    const { spy, calls } = fetchSpy();
+    const client = new sdk.DocAuto({ apiKey: KEY, baseUrl: emu.baseUrl, fetch: spy, logLevel: "off" });
+    const initial = storedRunCount();
+    const ids = [];
+    for (let i = 0; i < N; i++) {
+      await emu.control("POST", "/faults", fault);
+      const { data, response } = await client.agentRuns
+        .create({ agent: "agt_document_digest", files: [{ url: `${docs.url}/a.txt` }] }, { wait: 0 })
+        .withResponse();
+      ids.push(data.id);
+      if (fault.kind === "drop_connection") assert.equal(response.idempotentReplay, true, "the retry must be a replay");
+    }
+    assert.equal(new Set(ids).size, N);
+    assert.equal(storedRunCount() - initial, N);
+    const creates = calls.filter((c) => c.method === "POST");
+    assert.equal(creates.length, 2 * N, "one failed attempt and one retry per create");
+    for (let i = 0; i < N; i++) {
+      const [a, b] = [creates[2 * i], creates[2 * i + 1]];
+      assert.ok(a.headers["idempotency-key"], "every POST carries an idempotency key");
+      assert.equal(a.headers["idempotency-key"], b.headers["idempotency-key"], "a retry reuses the key");
+    }
+    assert.equal(new Set(creates.map((c) => c.headers["idempotency-key"])).size, N, "each call has its own key");
+  });
+}
+
+test("retry_after_beyond_the_cap_is_thrown_with_retry_after", async () => {
+  const client = new sdk.DocAuto({ apiKey: KEY, baseUrl: emu.baseUrl, maxRetryAfterMs: 1000, logLevel: "off" });
+  await emu.control("POST", "/faults", { kind: "rate_limited", retryAfter: 30 });
+  const started = Date.now();
+  const e = await rejectsWith(assert, client.agents.list(), sdk.RateLimitError, "rate_limited");
+  assert.ok(Date.now() - started < 5000, "did not wait the 30 s");
+  assert.equal(e.retryAfter, 30);
+  assert.equal(e.status, 429);
+  assert.equal(e.headers["retry-after"], "30");
+});
+
+test("retries_exhausted_surface_the_last_error", async () => {
+  const client = new sdk.DocAuto({ apiKey: KEY, baseUrl: emu.baseUrl, maxRetries: 1, logLevel: "off" });
+  await emu.control("POST", "/faults", { kind: "auth_unavailable", count: 2 });
+  const e = await rejectsWith(assert, client.agents.list(), sdk.InternalServerError, "auth_unavailable");
+  assert.equal(e.status, 503);
+  assert.equal(e.retryable, true);
+  await emu.control("DELETE", "/faults");
+});
+
+test("slow_answer_beyond_timeout_is_api_timeout_error", async () => {
+  const client = new sdk.DocAuto({ apiKey: KEY, baseUrl: emu.baseUrl, maxRetries: 0, timeoutMs: 200, logLevel: "off" });
+  await emu.control("POST", "/faults", { kind: "slow", delayMs: 1500 });
+  const e = await rejectsWith(assert, client.agents.list(), sdk.APITimeoutError, "timeout");
+  assert.ok(e instanceof sdk.APIConnectionError);
+  assert.equal(e.status, undefined);
+  await emu.control("DELETE", "/faults");
+});
+
+test("abort_signal_ends_a_slow_call_with_user_abort_error", async () => {
+  const client = new sdk.DocAuto({ apiKey: KEY, baseUrl: emu.baseUrl, logLevel: "off" });
+  await emu.control("POST", "/faults", { kind: "slow", delayMs: 2000 });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 100);
+  const started = Date.now();
+  await rejectsWith(assert, client.agents.list({ signal: controller.signal }), sdk.APIUserAbortError, "aborted");
+  assert.ok(Date.now() - started < 1500);
+  await emu.control("DELETE", "/faults");
+});

@@ -1,0 +1,38 @@
+// Child script of runtimes.mjs, run by Node, Deno or Bun: `sendAudio` without a microphone, through the runtime's
+// own WebSocket (Node 20 has none: there the `ws` package is passed as the `WebSocket` option). Prints one JSON line.
+import { readFileSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const [url] = process.argv.slice(2).filter((a) => a.startsWith("ws"));
+
+async function sdk() {
+  const glue = process.env.DOCAUTO_GLUE_DIR;
+  if (glue) {
+    const mod = await import(pathToFileURL(join(glue, "docauto.js")).href);
+    mod.initSync({ module: readFileSync(join(glue, "docauto_bg.wasm")) });
+    return mod;
+  }
+  const pkg = process.env.DOCAUTO_PKG_DIR ?? join(root, "pkg");
+  return import(pathToFileURL(join(pkg, typeof Deno === "object" ? "deno.js" : "node.js")).href);
+}
+
+const { RealtimeTranscriber } = await sdk();
+const options = { url, frameMs: 20 };
+if (typeof globalThis.WebSocket !== "function") options.WebSocket = (await import("ws")).WebSocket;
+const t = new RealtimeTranscriber(options);
+const events = [];
+for (const k of ["open", "partial", "final", "usage", "error", "close"]) {
+  t.addEventListener(k, (e) => events.push({ type: k, code: e.detail?.code, text: e.detail?.text }));
+}
+await t.start({ microphone: false });
+// 3 s of a 300 Hz tone at 44.1 kHz (speech to the emulator's energy detector), then 2 s of silence.
+const rate = 44100;
+for (let n = 0; n < rate * 5; n += 441) {
+  const block = new Float32Array(441);
+  if (n < rate * 3) for (let i = 0; i < 441; i++) block[i] = 0.3 * Math.sin((2 * Math.PI * 300 * (n + i)) / rate);
+  t.sendAudio(block, rate);
+}
+await t.stop();
+console.log(JSON.stringify({ usage: t.usage, state: t.state, events, injected: "WebSocket" in options }));

@@ -1,0 +1,21 @@
+// Vercel's edge runtime (edge-runtime / @edge-runtime/vm): the suite bundled with the "edge-light" condition and
+// evaluated inside the runtime's VM context.
+import { EdgeRuntime } from "edge-runtime";
+import { bundle } from "./bundle.mjs";
+import { report, resolvedCheck } from "./common.mjs";
+
+const { code, inputs } = await bundle("./edge-entry.mjs", {
+  conditions: ["edge-light", "worker", "browser"],
+  format: "iife",
+});
+report("edge resolution", resolvedCheck("/" + (inputs.find((i) => i.startsWith("pkg/") && !i.includes("/wasm/")) ?? "none"), "edge-light.js"));
+const runtime = new EdgeRuntime({ initialCode: code });
+let out;
+try {
+  out = JSON.parse(await runtime.evaluate("__docautoSuite()"));
+} catch (e) {
+  console.log(`FAIL edge runtime: ${e && e.message}`);
+  out = { lines: [], passed: 0, failed: 1 };
+}
+for (const l of out.lines) console.log(l);
+report("edge-runtime", out);

@@ -1,0 +1,228 @@
+// The shared verification suite: runs against the BUILT package in every runtime (no test framework, no runtime
+// APIs beyond what Node, Deno, Bun, workerd, Vercel's edge runtime and browsers all have).
+// `runSuite(docauto, fixtures, log)` prints one line per case and returns { passed, failed }.
+
+const enc = new TextEncoder();
+
+/** Deep equality over JSON values, ignoring key order. */
+export function jsonEqual(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
+}
+
+/** Collects named checks. */
+export class Checks {
+  constructor(log) {
+    this.log = log;
+    this.passed = 0;
+    this.failed = 0;
+  }
+  async run(name, fn) {
+    try {
+      await fn();
+      this.passed++;
+      this.log(`ok   ${name}`);
+    } catch (e) {
+      this.failed++;
+      this.log(`FAIL ${name}: ${e && e.message ? e.message : String(e)}`);
+    }
+  }
+}
+
+export function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+/** Asserts that `p` (a promise or a thunk) fails with a WebhookVerificationError of `code`; returns the error. */
+export async function rejectsWith(p, code) {
+  let err;
+  try {
+    await (typeof p === "function" ? p() : p);
+  } catch (e) {
+    err = e;
+  }
+  assert(err !== undefined, `expected ${code}, but it succeeded`);
+  assert(err instanceof Error, `expected an Error, got ${typeof err}`);
+  assert(err.name === "WebhookVerificationError", `expected name WebhookVerificationError, got ${err.name}`);
+  assert(err.code === code, `expected code ${code}, got ${err.code} (${err.message})`);
+  return err;
+}
+
+export function checkEnvelope(event, envelope) {
+  assert(event && typeof event === "object", "event is not an object");
+  for (const k of ["eventId", "type", "processingId", "occurredAt", "data"]) {
+    assert(jsonEqual(event[k], envelope[k]), `event.${k} differs: ${JSON.stringify(event[k])}`);
+  }
+}
+
+function bodyOf(c) {
+  switch (c.bodyAs) {
+    case "uint8array":
+      return enc.encode(c.body);
+    case "arraybuffer": {
+      const u = enc.encode(c.body);
+      return u.buffer.slice(u.byteOffset, u.byteOffset + u.byteLength);
+    }
+    case "number":
+      return 42;
+    default:
+      return c.body;
+  }
+}
+
+function headerOf(c) {
+  if (c.headerAs === "number") return 7;
+  if (c.headerRepeat) return "a".repeat(c.headerRepeat);
+  return c.header;
+}
+
+function call(v, c) {
+  const body = bodyOf(c);
+  const header = headerOf(c);
+  switch (c.method) {
+    case "verifySync":
+      return () => v.verifySync(body, header);
+    case "verifyRequest": {
+      const headers = header === null ? {} : { "x-svc-signature": header };
+      const req = new Request("https://receiver.example/webhooks", { method: "POST", headers, body });
+      return () => v.verifyRequest(req);
+    }
+    default:
+      return () => v.verify(body, header);
+  }
+}
+
+/** Runs the fixture cases and the API checks; returns the counts. */
+export async function runSuite(docauto, fx, log = console.log) {
+  const t = new Checks(log);
+  const { WebhookVerifier } = docauto;
+  const base = { jwks: fx.jwks, now: fx.now };
+
+  await t.run("the package exports WebhookVerifier and no init function", () => {
+    assert(typeof WebhookVerifier === "function", "WebhookVerifier is not exported");
+    assert(!("initSync" in docauto) && !("default" in docauto), "init machinery is exported");
+  });
+
+  const v = new WebhookVerifier({ ...base, dedupe: false });
+  for (const c of fx.cases) {
+    await t.run(`${c.name}${c.method ? ` [${c.method}]` : ""}`, async () => {
+      const f = call(v, c);
+      if (c.expect.ok) {
+        const event = await f();
+        checkEnvelope(event, c.expect.envelope);
+        assert(!event.duplicate, "duplicate flagged without dedupe");
+      } else {
+        const err = await rejectsWith(f, c.expect.code);
+        const m = String(err.message);
+        assert(!(typeof c.header === "string" && c.header.length > 20 && m.includes(c.header.trim().slice(0, 20))),
+          "message contains the token");
+        assert(!m.includes(c.body.slice(0, 24)), "message contains the body");
+      }
+    });
+  }
+
+  await t.run("verifySync returns the event synchronously (not a Promise)", () => {
+    const r = v.verifySync(fx.goodBody, fx.goodToken);
+    assert(typeof r.then !== "function", "verifySync returned a thenable");
+    checkEnvelope(r, fx.goodEnvelope);
+  });
+
+  await t.run("now given as a function is used", async () => {
+    const v2 = new WebhookVerifier({ jwks: fx.jwks, now: () => fx.now + 10_000 });
+    await rejectsWith(v2.verify(fx.goodBody, fx.goodToken), "expired");
+  });
+
+  await t.run("clockToleranceSeconds 0 rejects a token 3 s past exp", async () => {
+    const c = fx.cases.find((x) => x.name.startsWith("exp within the 5 s tolerance"));
+    const v2 = new WebhookVerifier({ ...base, clockToleranceSeconds: 0 });
+    await rejectsWith(v2.verify(c.body, c.header), "expired");
+  });
+
+  await t.run("exportKeys round trip: the exported set verifies in a new verifier", async () => {
+    const exported = v.exportKeys();
+    assert(exported && Array.isArray(exported.keys), "exportKeys() has no keys array");
+    const kids = exported.keys.map((k) => k.kid).sort();
+    assert(jsonEqual(kids, ["k1", "k2"]), `exported kids ${kids}`);
+    const again = JSON.parse(JSON.stringify(exported));
+    const v2 = new WebhookVerifier({ jwks: again, now: fx.now });
+    checkEnvelope(await v2.verify(fx.goodBody, fx.goodToken), fx.goodEnvelope);
+    checkEnvelope(v2.verifySync(fx.goodBody, fx.goodToken), fx.goodEnvelope);
+  });
+
+  await t.run("keys of the wrong kty/crv/alg/use are ignored in a static set", async () => {
+    const good = fx.jwks.keys[0];
+    const keys = [
+      { ...fx.jwks.keys[1], use: "enc" },
+      { ...fx.jwks.keys[1], kid: "p384", crv: "P-384" },
+      { ...fx.jwks.keys[1], kid: "hs", alg: "HS256" },
+      { kty: "RSA", kid: "rsa", n: "AQAB", e: "AQAB" },
+      good,
+    ];
+    const v2 = new WebhookVerifier({ jwks: { keys }, now: fx.now });
+    const kids = v2.exportKeys().keys.map((k) => k.kid);
+    assert(jsonEqual(kids, ["k1"]), `held kids ${kids}`);
+    const k2Case = fx.cases.find((x) => x.name.startsWith("second key of the set"));
+    await rejectsWith(v2.verify(k2Case.body, k2Case.header), "unknown_key");
+  });
+
+  await t.run("a static set with no usable key is invalid_jwks", async () => {
+    await rejectsWith(() => new WebhookVerifier({ jwks: { keys: [] } }), "invalid_jwks");
+    await rejectsWith(() => new WebhookVerifier({ jwks: { keys: [{ kty: "RSA", kid: "r", n: "AQAB", e: "AQAB" }] } }),
+      "invalid_jwks");
+    await rejectsWith(() => new WebhookVerifier({ jwks: { nokeys: true } }), "invalid_jwks");
+  });
+
+  await t.run("options without a key source are invalid_options", async () => {
+    await rejectsWith(() => new WebhookVerifier({}), "invalid_options");
+    await rejectsWith(() => new WebhookVerifier({ jwks: fx.jwks, timeoutMs: "fast" }), "invalid_options");
+  });
+
+  await t.run("verifySync before any key set is held is keys_not_loaded", async () => {
+    const v2 = new WebhookVerifier({ jwksUrl: "https://keys.invalid/jwks.json", now: fx.now });
+    await rejectsWith(() => v2.verifySync(fx.goodBody, fx.goodToken), "keys_not_loaded");
+  });
+
+  await t.run("a flood of random kids against a static set is unknown_key every time", async () => {
+    const [, p, s] = fx.goodToken.split(".");
+    for (let i = 0; i < 50; i++) {
+      const h = btoa(JSON.stringify({ alg: "ES256", kid: `rnd${i}${Math.random()}` }))
+        .replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+      await rejectsWith(v.verify(fx.goodBody, `${h}.${p}.${s}`), "unknown_key");
+    }
+  });
+
+  await t.run("dedupe: the second delivery after markProcessed(event) is flagged duplicate", async () => {
+    const v2 = new WebhookVerifier({ ...base, dedupe: true });
+    const first = await v2.verify(fx.goodBody, fx.goodToken);
+    assert(first.duplicate === false, `first delivery duplicate=${first.duplicate}`);
+    const again = await v2.verify(fx.goodBody, fx.goodToken);
+    assert(again.duplicate === false, "flagged duplicate before markProcessed");
+    await v2.markProcessed(first);
+    const third = await v2.verify(fx.goodBody, fx.goodToken);
+    assert(third.duplicate === true, `after markProcessed duplicate=${third.duplicate}`);
+    checkEnvelope(third, fx.goodEnvelope);
+  });
+
+  await t.run("dedupe: markProcessed(eventId) and a pluggable store", async () => {
+    const seen = new Set();
+    const calls = [];
+    const store = {
+      has: async (id) => (calls.push(`has:${id}`), seen.has(id)),
+      add: async (id) => (calls.push(`add:${id}`), void seen.add(id)),
+    };
+    const v2 = new WebhookVerifier({ ...base, dedupe: store });
+    const first = await v2.verify(fx.goodBody, fx.goodToken);
+    assert(first.duplicate === false, "first delivery flagged duplicate");
+    await v2.markProcessed(fx.goodEnvelope.eventId);
+    assert(seen.has(fx.goodEnvelope.eventId), `store.add not called (${calls})`);
+    const second = await v2.verify(fx.goodBody, fx.goodToken);
+    assert(second.duplicate === true, "second delivery not flagged duplicate");
+  });
+
+  return { passed: t.passed, failed: t.failed };
+}

@@ -1,0 +1,120 @@
+//! `cargo xtask bench`: the webhook verifier against jose (tests/js/bench.mjs), the client against raw `fetch`
+//! through the emulator, realtime resampling against plain JS, and the emulator's load check. `--write` replaces
+//! the marked sections of BENCHMARKS.md.
+
+use crate::util::{self, root, step};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+const BEGIN: &str = "<!-- bench:begin -->";
+const END: &str = "<!-- bench:end -->";
+const MORE_BEGIN: &str = "<!-- bench-more:begin -->";
+const MORE_END: &str = "<!-- bench-more:end -->";
+
+/// Runs every benchmark and prints its results; with `write`, updates BENCHMARKS.md.
+pub fn bench(write: bool) -> Result<(), String> {
+    let r = root();
+    step("node tests/js/bench.mjs (webhook verification vs jose, sizes, cold starts)");
+    let webhook = run_node(&r, &["tests/js/bench.mjs"], &[])?;
+    let table = webhook
+        .split_once("<!-- table -->")
+        .map(|(_, t)| t.trim().to_owned())
+        .ok_or("bench printed no table")?;
+
+    step("cargo build --release -p docauto-emulator (benchmarks run against a release emulator)");
+    util::run(
+        Command::new("cargo")
+            .args(["build", "--release", "-p", "docauto-emulator", "--bins"])
+            .current_dir(&r),
+        Duration::from_secs(20 * 60),
+    )?;
+    let emulator = r.join("target/release/docauto-emulator");
+    let emulator = emulator.to_string_lossy().into_owned();
+    step("node tests/js/client/bench.mjs (SDK vs raw fetch against the emulator)");
+    let client = run_node(
+        &r,
+        &["tests/js/client/bench.mjs"],
+        &[("DOCAUTO_EMULATOR", &emulator)],
+    )?;
+    step("node tests/js/realtime/bench.mjs (resample + encode one second of 48 kHz audio)");
+    let realtime = run_node(&r, &["tests/js/realtime/bench.mjs"], &[])?;
+    step("docauto-emulator-bench (requests/s on loopback, memory after 10 000 runs)");
+    let load = util::run_capture(
+        Command::new(r.join("target/release/docauto-emulator-bench")).current_dir(&r),
+        Duration::from_secs(10 * 60),
+        true,
+    )?;
+    if !load.ok() {
+        return Err("emulator load check failed".into());
+    }
+
+    let more = format!(
+        "Client (`node tests/js/client/bench.mjs`, SDK vs raw `fetch` to the same emulator routes, one process):\n\n```text\n{}\n```\n\nRealtime (`node tests/js/realtime/bench.mjs`, wasm windowed-sinc resampler + PCM16 framing vs a plain-JS linear resampler, same run):\n\n```text\n{}\n```\n\nEmulator load check (`cargo run --release -p docauto-emulator --bin docauto-emulator-bench`):\n\n```text\n{}\n```",
+        summary(&client),
+        summary(&realtime),
+        summary(&load.output)
+    );
+    println!("\n{table}\n\n{more}");
+    if write {
+        let path = r.join("BENCHMARKS.md");
+        let doc = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read BENCHMARKS.md: {e}"))?;
+        let doc = replace_between(&doc, BEGIN, END, &table)?;
+        let doc = replace_between(&doc, MORE_BEGIN, MORE_END, &more)?;
+        std::fs::write(&path, doc).map_err(|e| format!("cannot write BENCHMARKS.md: {e}"))?;
+        step("BENCHMARKS.md updated");
+    }
+    Ok(())
+}
+
+fn run_node(r: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<String, String> {
+    let mut c = Command::new("node");
+    c.args(args).current_dir(r);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let fin = util::run_capture(&mut c, Duration::from_secs(15 * 60), true)?;
+    if fin.ok() {
+        Ok(fin.output)
+    } else {
+        Err(format!("{} failed", args.join(" ")))
+    }
+}
+
+/// The result lines of a benchmark's output (progress lines of the build are left out).
+fn summary(output: &str) -> String {
+    output
+        .lines()
+        .filter(|l| !l.starts_with("==>") && !l.trim().is_empty() && !l.starts_with("   Compiling"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn replace_between(doc: &str, begin: &str, end: &str, body: &str) -> Result<String, String> {
+    let (head, rest) = doc
+        .split_once(begin)
+        .ok_or(format!("BENCHMARKS.md lacks {begin}"))?;
+    let (_, tail) = rest
+        .split_once(end)
+        .ok_or(format!("BENCHMARKS.md lacks {end}"))?;
+    Ok(format!("{head}{begin}\n{body}\n{end}{tail}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replace_between_keeps_the_markers() {
+        let out = replace_between(
+            "a <!-- x --> old <!-- y --> b",
+            "<!-- x -->",
+            "<!-- y -->",
+            "new",
+        )
+        .unwrap();
+        assert_eq!(out, "a <!-- x -->\nnew\n<!-- y --> b");
+        assert!(replace_between("no markers", "<!-- x -->", "<!-- y -->", "new").is_err());
+    }
+}

@@ -1,0 +1,418 @@
+//! `cargo xtask build`: release wasm -> wasm-bindgen (web glue) -> wasm-opt -> entry files -> pkg/.
+
+use crate::util::{self, root, step};
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// The wasm-opt level: measured in BENCHMARKS.md (size and verify speed of -O2, -O3, -Oz).
+pub const WASM_OPT_LEVEL: &str = "-O3";
+
+/// Features the Rust 1.95 wasm32 target emits; wasm-opt must accept them and keep within them.
+const WASM_FEATURES: &[&str] = &[
+    "--enable-bulk-memory",
+    "--enable-mutable-globals",
+    "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext",
+    "--enable-reference-types",
+    "--enable-multivalue",
+];
+
+/// Entry files copied from pkg-template/ (the `// @EXPORTS@` line is replaced by the generated re-exports).
+const ENTRIES: &[&str] = &[
+    "index.js",
+    "node.js",
+    "index.cjs",
+    "deno.js",
+    "workerd.js",
+    "edge-light.js",
+    "index.d.ts",
+];
+
+/// Names of the glue that the entries must not re-export (initialisation is the entry's job).
+const HIDDEN: &[&str] = &[
+    "initSync",
+    "default",
+    "__wbg_init",
+    "InitInput",
+    "InitOutput",
+    "SyncInitInput",
+];
+
+/// One wasm module of the package and the folder of its entries.
+struct Variant {
+    /// Folder under pkg/ ("" for the package root).
+    dir: &'static str,
+    /// Extra cargo arguments (features).
+    cargo_args: &'static [&'static str],
+    /// Cargo target dir, so the variants do not rebuild each other.
+    target_dir: &'static str,
+}
+
+/// The whole SDK (`docauto`), and the webhook verifier alone (`docauto/webhooks`, a module a third of the size for
+/// edge functions that only verify webhooks).
+const VARIANTS: &[Variant] = &[
+    Variant {
+        dir: "",
+        cargo_args: &[],
+        target_dir: "target",
+    },
+    Variant {
+        dir: "webhooks",
+        cargo_args: &["--no-default-features"],
+        target_dir: "target/webhooks",
+    },
+];
+
+/// Builds pkg/ from scratch.
+pub fn build() -> Result<(), String> {
+    let r = root();
+    let pkg = r.join("pkg");
+    if pkg.exists() {
+        fs::remove_dir_all(&pkg).map_err(|e| format!("cannot clear pkg/: {e}"))?;
+    }
+    for variant in VARIANTS {
+        build_variant(&r, variant)?;
+    }
+    write(&pkg.join("package.json"), &package_json()?)?;
+    if let Ok(readme) = fs::read_to_string(r.join("README.md")) {
+        write(&pkg.join("README.md"), &readme)?;
+    }
+    link_into_node_modules(&r)
+}
+
+fn build_variant(r: &Path, variant: &Variant) -> Result<(), String> {
+    let label = if variant.dir.is_empty() {
+        "docauto"
+    } else {
+        "docauto/webhooks"
+    };
+    step(&format!(
+        "{label}: cargo build --release --target wasm32-unknown-unknown -p docauto --lib {}",
+        variant.cargo_args.join(" ")
+    ));
+    util::run(
+        Command::new("cargo")
+            .args([
+                "build",
+                "--release",
+                "--target",
+                "wasm32-unknown-unknown",
+                "-p",
+                "docauto",
+                "--lib",
+                "--target-dir",
+            ])
+            .arg(r.join(variant.target_dir))
+            .args(variant.cargo_args)
+            .current_dir(r),
+        Duration::from_secs(30 * 60),
+    )?;
+    let out = r.join("pkg").join(variant.dir);
+    let wasm_dir = out.join("wasm");
+    step(&format!(
+        "{label}: wasm-bindgen --target web --remove-name-section"
+    ));
+    util::run(
+        Command::new(r.join(".tools/bin/wasm-bindgen"))
+            .arg(
+                r.join(variant.target_dir)
+                    .join("wasm32-unknown-unknown/release/docauto.wasm"),
+            )
+            .args([
+                "--target",
+                "web",
+                "--remove-name-section",
+                "--out-name",
+                "docauto",
+                "--out-dir",
+            ])
+            .arg(&wasm_dir)
+            .current_dir(r),
+        Duration::from_secs(5 * 60),
+    )?;
+    let wasm = wasm_dir.join("docauto_bg.wasm");
+    wasm_opt(&wasm, WASM_OPT_LEVEL)?;
+    write_base64_module(&wasm, &wasm_dir.join("docauto_bg.wasm.base64.js"))?;
+    let glue_js = read(&wasm_dir.join("docauto.js"))?;
+    let glue_dts = read(&wasm_dir.join("docauto.d.ts"))?;
+    let mut values = exported_names(&glue_js, &["class", "function", "const", "let"]);
+    // The JS error classes live in a snippet the glue imports: the entries re-export them from that same file, so
+    // `instanceof` holds for the errors the wasm throws. Only classes the declarations describe are exported.
+    let declared = exported_names(&glue_dts, &["class"]);
+    let (errors_path, error_classes) = error_snippet(&wasm_dir)?;
+    let error_classes: Vec<String> = error_classes
+        .into_iter()
+        .filter(|c| declared.contains(c))
+        .collect();
+    let types: Vec<String> = exported_names(&glue_dts, &["type", "interface", "class"])
+        .into_iter()
+        .filter(|t| !values.contains(t) && !error_classes.contains(t))
+        .collect();
+    let mut js_line = reexport(&values, &[]);
+    if !error_classes.is_empty() {
+        js_line.push_str(&format!(
+            "\nexport {{ {} }} from \"./wasm/{errors_path}\";",
+            error_classes.join(", ")
+        ));
+    }
+    values.extend(error_classes.iter().cloned());
+    let dts_line = reexport(&values, &types);
+    for name in ENTRIES {
+        let src = read(&r.join("pkg-template").join(name))?;
+        let line = if name.ends_with(".d.ts") {
+            &dts_line
+        } else {
+            &js_line
+        };
+        write(&out.join(name), &src.replace("// @EXPORTS@", line))?;
+    }
+    let size = fs::metadata(&wasm).map(|m| m.len()).unwrap_or(0);
+    step(&format!(
+        "{label}: exports {} ({} type names); docauto_bg.wasm {size} bytes",
+        values.join(", "),
+        types.len()
+    ));
+    Ok(())
+}
+
+/// The path (under wasm/) of the `errors.js` snippet wasm-bindgen copied, and the classes it exports.
+fn error_snippet(wasm_dir: &Path) -> Result<(String, Vec<String>), String> {
+    let snippets = wasm_dir.join("snippets");
+    let entries =
+        fs::read_dir(&snippets).map_err(|e| format!("cannot read {}: {e}", snippets.display()))?;
+    for entry in entries.flatten() {
+        let candidate = entry.path().join("src/wasm/errors.js");
+        if candidate.exists() {
+            let classes = exported_names(&read(&candidate)?, &["class"]);
+            let rel = format!(
+                "snippets/{}/src/wasm/errors.js",
+                entry.file_name().to_string_lossy()
+            );
+            return Ok((rel, classes));
+        }
+    }
+    Err("wasm-bindgen output has no snippets/*/src/wasm/errors.js".into())
+}
+
+/// Makes `node_modules/docauto` a symlink to `../pkg`, so the test runtimes resolve `"docauto"` through the
+/// package's own `exports` conditions, exactly as users do.
+fn link_into_node_modules(r: &Path) -> Result<(), String> {
+    let nm = r.join("node_modules");
+    if !nm.exists() {
+        return Ok(());
+    }
+    let link = nm.join("docauto");
+    if fs::symlink_metadata(&link).is_ok() {
+        if fs::read_link(&link)
+            .map(|t| t == Path::new("../pkg"))
+            .unwrap_or(false)
+        {
+            return Ok(());
+        }
+        let _ = fs::remove_file(&link).or_else(|_| fs::remove_dir_all(&link));
+    }
+    std::os::unix::fs::symlink("../pkg", &link)
+        .map_err(|e| format!("cannot link node_modules/docauto: {e}"))
+}
+
+/// Runs the npm binaryen's wasm-opt (never /usr/bin/wasm-opt, which breaks this output) in place.
+pub fn wasm_opt(wasm: &Path, level: &str) -> Result<(), String> {
+    let r = root();
+    let tool = r.join("node_modules/.bin/wasm-opt");
+    if !tool.exists() {
+        return Err("node_modules/.bin/wasm-opt missing: run cargo xtask install".into());
+    }
+    let tmp = wasm.with_extension("opt.wasm");
+    step(&format!("wasm-opt {level} (binaryen from npm)"));
+    util::run(
+        Command::new(&tool)
+            .arg(level)
+            .args(WASM_FEATURES)
+            .arg(wasm)
+            .arg("-o")
+            .arg(&tmp),
+        Duration::from_secs(5 * 60),
+    )?;
+    fs::rename(&tmp, wasm).map_err(|e| format!("cannot replace {}: {e}", wasm.display()))
+}
+
+fn write_base64_module(wasm: &Path, out: &Path) -> Result<(), String> {
+    let bytes = fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
+    let text = format!(
+        "// Generated by cargo xtask build: docauto_bg.wasm as base64, for runtimes that cannot read files\n\
+         // or import .wasm modules (Vercel's edge runtime).\nexport default \"{}\";\n",
+        base64(&bytes)
+    );
+    write(out, &text)
+}
+
+/// Standard base64 with padding.
+pub fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk.first().copied().unwrap_or(0),
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        let sextets = [(n >> 18) & 63, (n >> 12) & 63, (n >> 6) & 63, n & 63];
+        for (i, s) in sextets.iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(A[*s as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Names declared as `export <kind> Name` at the start of a line, minus the init machinery.
+fn exported_names(src: &str, kinds: &[&str]) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in src.lines() {
+        let Some(rest) = line.strip_prefix("export ") else {
+            continue;
+        };
+        let rest = rest.strip_prefix("declare ").unwrap_or(rest);
+        for kind in kinds {
+            if let Some(after) = rest.strip_prefix(kind).and_then(|a| a.strip_prefix(' ')) {
+                let name: String = after
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
+                    .collect();
+                if !name.is_empty() && !HIDDEN.contains(&name.as_str()) && !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+    }
+    names
+}
+
+fn reexport(values: &[String], types: &[String]) -> String {
+    let mut items: Vec<String> = values.to_vec();
+    items.extend(types.iter().map(|t| format!("type {t}")));
+    format!(
+        "export {{ {} }} from \"./wasm/docauto.js\";",
+        items.join(", ")
+    )
+}
+
+fn package_json() -> Result<String, String> {
+    let version = util::package_field("version")?;
+    let description = util::package_field("description").unwrap_or_default();
+    let license = util::package_field("license").unwrap_or_else(|_| "MIT OR Apache-2.0".into());
+    Ok(format!(
+        r#"{{
+  "name": "docauto",
+  "version": "{version}",
+  "description": "{description}",
+  "license": "{license}",
+  "type": "module",
+  "main": "./index.cjs",
+  "module": "./index.js",
+  "types": "./index.d.ts",
+  "exports": {{
+    ".": {{
+      "types": "./index.d.ts",
+      "workerd": "./workerd.js",
+      "edge-light": "./edge-light.js",
+      "deno": "./deno.js",
+      "bun": "./node.js",
+      "node": {{
+        "import": "./node.js",
+        "require": "./index.cjs"
+      }},
+      "browser": "./index.js",
+      "default": "./index.js"
+    }},
+    "./webhooks": {{
+      "types": "./webhooks/index.d.ts",
+      "workerd": "./webhooks/workerd.js",
+      "edge-light": "./webhooks/edge-light.js",
+      "deno": "./webhooks/deno.js",
+      "bun": "./webhooks/node.js",
+      "node": {{
+        "import": "./webhooks/node.js",
+        "require": "./webhooks/index.cjs"
+      }},
+      "browser": "./webhooks/index.js",
+      "default": "./webhooks/index.js"
+    }},
+    "./package.json": "./package.json"
+  }},
+  "files": [
+    "index.js",
+    "index.cjs",
+    "node.js",
+    "deno.js",
+    "workerd.js",
+    "edge-light.js",
+    "index.d.ts",
+    "wasm/",
+    "webhooks/",
+    "README.md"
+  ],
+  "sideEffects": true,
+  "engines": {{
+    "node": "^20.19.0 || >=22.12.0"
+  }}
+}}
+"#,
+        description = json_escape(&description),
+        license = json_escape(&license),
+        version = json_escape(&version),
+    ))
+}
+
+fn json_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn read(p: &Path) -> Result<String, String> {
+    fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+}
+
+fn write(p: &Path, text: &str) -> Result<(), String> {
+    if let Some(dir) = p.parent() {
+        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn exported_names_skip_init_machinery() {
+        let js = "export class WebhookVerifier {\nexport function verifyOnce(a) {\nexport { initSync };\nexport default __wbg_init;\nexport function initSync(m) {";
+        assert_eq!(
+            exported_names(js, &["class", "function"]),
+            vec!["WebhookVerifier", "verifyOnce"]
+        );
+    }
+}

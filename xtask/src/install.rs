@@ -1,0 +1,148 @@
+//! `cargo xtask install`: the wasm target, wasm-bindgen-cli (same version as the crate), npm tooling, Chromium.
+
+use crate::util::{self, root, step};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+const MIN: u64 = 60;
+
+/// Installs whatever is missing; cheap when everything is present.
+pub fn install() -> Result<(), String> {
+    wasm_target()?;
+    wasm_bindgen_cli()?;
+    npm_tooling()?;
+    chromium()?;
+    Ok(())
+}
+
+fn wasm_target() -> Result<(), String> {
+    let have = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"))
+        .unwrap_or(false);
+    if have {
+        return Ok(());
+    }
+    step("rustup target add wasm32-unknown-unknown");
+    util::run(
+        Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]),
+        Duration::from_secs(10 * MIN),
+    )
+}
+
+fn wasm_bindgen_cli() -> Result<(), String> {
+    let version = util::wasm_bindgen_version()?;
+    let tools = root().join(".tools");
+    let bin = tools.join("bin");
+    // `wasm-bindgen --version` prints `wasm-bindgen 0.2.130`; the test runner prints its own name.
+    let have = util::output_contains(
+        &bin.join("wasm-bindgen"),
+        &["--version"],
+        &format!("wasm-bindgen {version}"),
+    ) && util::output_contains(
+        &bin.join("wasm-bindgen-test-runner"),
+        &["--version"],
+        &format!(" {version}"),
+    );
+    if have {
+        return Ok(());
+    }
+    // No --locked: the CLI's own lockfile wants a yanked webpki-roots and fails.
+    step(&format!(
+        "cargo install wasm-bindgen-cli --version {version} --root .tools"
+    ));
+    util::run(
+        Command::new("cargo")
+            .args([
+                "install",
+                "wasm-bindgen-cli",
+                "--version",
+                &version,
+                "--root",
+            ])
+            .arg(&tools),
+        Duration::from_secs(20 * MIN),
+    )
+}
+
+fn npm_tooling() -> Result<(), String> {
+    let r = root();
+    let lock = r.join("package-lock.json");
+    let marker = r.join("node_modules").join(".package-lock.json");
+    let stale = !marker.exists()
+        || newer(&lock, &marker)
+        || newer(&r.join("package.json"), &marker)
+        || !r.join("node_modules/.bin/wasm-opt").exists();
+    if !stale {
+        return Ok(());
+    }
+    if lock.exists() {
+        step("npm ci");
+        let ci = util::run(
+            Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund"])
+                .current_dir(&r),
+            Duration::from_secs(15 * MIN),
+        );
+        if ci.is_ok() {
+            return Ok(());
+        }
+        // npm ci refuses a lockfile that lacks other platforms' optional packages (e.g. @deno/darwin-arm64), which
+        // happens when the registry in use does not serve them. `npm install` keeps the locked versions and skips
+        // optional packages it cannot fetch.
+        println!("xtask: npm ci failed; falling back to npm install (locked versions, optional packages skipped)");
+    }
+    step("npm install");
+    util::run(
+        Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund"])
+            .current_dir(&r),
+        Duration::from_secs(15 * MIN),
+    )
+}
+
+fn newer(a: &Path, b: &Path) -> bool {
+    let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (m(a), m(b)) {
+        (Some(x), Some(y)) => x > y,
+        _ => false,
+    }
+}
+
+fn chromium() -> Result<(), String> {
+    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
+        return Ok(());
+    }
+    let uid = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if uid != "0" {
+        return Err(
+            "Chromium is missing: install Debian's chromium and chromium-driver (needs root)"
+                .into(),
+        );
+    }
+    step("apt-get install chromium chromium-driver");
+    util::run(
+        Command::new("apt-get")
+            .arg("update")
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+        Duration::from_secs(10 * MIN),
+    )?;
+    util::run(
+        Command::new("apt-get")
+            .args([
+                "install",
+                "-y",
+                "--no-install-recommends",
+                "chromium",
+                "chromium-driver",
+            ])
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+        Duration::from_secs(15 * MIN),
+    )
+}

@@ -1,0 +1,366 @@
+//! `cargo xtask test`: every suite, each contributing counts; the last line is `N passed, N failed`.
+
+use crate::util::{self, root, step};
+use std::process::Command;
+use std::time::Duration;
+
+/// Running totals over all suites.
+#[derive(Default)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    notes: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, name: &str, ok: bool, why: &str) {
+        if ok {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+            self.notes.push(format!("{name}: {why}"));
+        }
+    }
+}
+
+/// Runs everything; Ok(true) when nothing failed.
+pub fn test() -> Result<bool, String> {
+    let mut t = Tally::default();
+    let setup = crate::install::install().and_then(|()| crate::build::build());
+    if let Err(e) = &setup {
+        t.check("install+build", false, e);
+    }
+    native(&mut t);
+    wasm_bindgen_tests(&mut t, "wasm-node", false);
+    wasm_bindgen_tests(&mut t, "wasm-chromium", true);
+    if setup.is_ok() {
+        js_suites(&mut t);
+    } else {
+        t.check("package suites", false, "not run: pkg/ was not built");
+    }
+    println!();
+    if !t.notes.is_empty() {
+        println!("Failures:");
+        for n in &t.notes {
+            println!("  - {n}");
+        }
+    }
+    println!("{} passed, {} failed", t.passed, t.failed);
+    Ok(t.failed == 0)
+}
+
+fn cargo(args: &[&str]) -> Command {
+    let mut c = Command::new("cargo");
+    c.args(args).current_dir(root());
+    c
+}
+
+fn native(t: &mut Tally) {
+    step("cargo test --workspace");
+    let res = util::run_capture(
+        &mut cargo(&["test", "--workspace"]),
+        Duration::from_secs(30 * 60),
+        true,
+    );
+    add_libtest(t, "cargo test --workspace", res);
+
+    step("cargo fmt --all -- --check");
+    let ok = util::run(
+        &mut cargo(&["fmt", "--all", "--", "--check"]),
+        Duration::from_secs(120),
+    );
+    t.check("cargo fmt --check", ok.is_ok(), "unformatted code");
+
+    step("cargo clippy --workspace --all-targets -- -D warnings");
+    let ok = util::run(
+        &mut cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+        Duration::from_secs(30 * 60),
+    );
+    t.check("cargo clippy", ok.is_ok(), "clippy warnings or errors");
+}
+
+fn wasm_bindgen_tests(t: &mut Tally, name: &str, browser: bool) {
+    let r = root();
+    step(&format!(
+        "{name}: cargo test -p docauto --target wasm32-unknown-unknown --tests"
+    ));
+    let mut c = cargo(&[
+        "test",
+        "-p",
+        "docauto",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--tests",
+    ]);
+    c.env(
+        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+        r.join(".tools/bin/wasm-bindgen-test-runner"),
+    );
+    c.env("WASM_BINDGEN_TEST_TIMEOUT", "120");
+    if browser {
+        let cfg = r.join("tests/webdriver");
+        c.env("WASM_BINDGEN_USE_BROWSER", "1")
+            .env("CHROMEDRIVER", "/usr/bin/chromedriver")
+            // wasm-bindgen-test-runner reads webdriver.json from its working directory.
+            .current_dir(&cfg);
+    }
+    let res = util::run_capture(&mut c, Duration::from_secs(20 * 60), true);
+    add_libtest(t, name, res);
+}
+
+/// Adds the `test result:` counts of libtest-style output; a run without any result line, or one that
+/// ran zero tests in total, counts as one failure (a suite that did not run is not a pass).
+fn add_libtest(t: &mut Tally, name: &str, res: Result<util::Finished, String>) {
+    let fin = match res {
+        Ok(f) => f,
+        Err(e) => return t.check(name, false, &e),
+    };
+    let (mut p, mut f, mut seen) = (0u64, 0u64, false);
+    for line in fin.output.lines() {
+        let Some(rest) = line.trim().strip_prefix("test result: ") else {
+            continue;
+        };
+        seen = true;
+        p += count_before(rest, " passed");
+        f += count_before(rest, " failed");
+    }
+    t.passed += p;
+    t.failed += f;
+    if f > 0 {
+        t.notes.push(format!("{name}: {f} failed"));
+    }
+    if !seen || p + f == 0 {
+        t.check(name, false, "no tests ran (build error or no tests)");
+    } else if !fin.ok() && f == 0 {
+        t.check(name, false, "exited non-zero without a failing test");
+    }
+}
+
+fn count_before(s: &str, suffix: &str) -> u64 {
+    let Some(end) = s.find(suffix) else { return 0 };
+    let head = s.get(..end).unwrap_or("");
+    head.rsplit(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The JS suites: each script prints `RESULT {"suite":..,"passed":N,"failed":M}` lines.
+fn js_suites(t: &mut Tally) {
+    let r = root();
+    let bin = |b: &str| r.join("node_modules/.bin").join(b);
+    step("cargo build -p docauto-emulator (the end-to-end suites start it)");
+    if let Err(e) = util::run(
+        &mut cargo(&["build", "-p", "docauto-emulator"]),
+        Duration::from_secs(20 * 60),
+    ) {
+        t.check("emulator build", false, &e);
+    }
+    step("mint test tokens with jose (tests/js/mint-fixtures.mjs)");
+    let mint = util::run(
+        Command::new("node")
+            .arg("tests/js/mint-fixtures.mjs")
+            .current_dir(&r),
+        Duration::from_secs(120),
+    );
+    if let Err(e) = mint {
+        return t.check("fixtures", false, &e);
+    }
+    let node = |script: &str| {
+        let mut c = Command::new("node");
+        c.arg(script);
+        c
+    };
+    let mut deno = Command::new(bin("deno"));
+    deno.args(["run", "--allow-read", "--allow-net", "--allow-env"])
+        .arg("tests/js/run-deno.mjs")
+        .env("DENO_NO_UPDATE_CHECK", "1");
+    let mut bun = Command::new(bin("bun"));
+    bun.arg("tests/js/run-bun.mjs");
+    let mut tsc = Command::new(bin("tsc"));
+    tsc.args(["-p", "tests/types/tsconfig.json"]);
+    let suites: Vec<(&str, Command, u64)> = vec![
+        ("node (import)", node("tests/js/run-node.mjs"), 180),
+        ("node (require)", node("tests/js/run-node-require.cjs"), 120),
+        ("deno", deno, 180),
+        ("bun", bun, 180),
+        ("workerd (miniflare)", node("tests/js/run-workerd.mjs"), 240),
+        ("vercel edge-runtime", node("tests/js/run-edge.mjs"), 180),
+        (
+            "chromium (playwright)",
+            node("tests/js/run-chromium.mjs"),
+            240,
+        ),
+        (
+            "node (docauto/webhooks)",
+            node("tests/js/run-node-webhooks.mjs"),
+            180,
+        ),
+        ("no any in .d.ts", node("tests/types/no-any.mjs"), 120),
+        ("README examples", node("tests/js/readme-examples.mjs"), 300),
+        (
+            "realtime: chromium + emulator",
+            node("tests/js/realtime/e2e.mjs"),
+            300,
+        ),
+        (
+            "realtime: deno, bun, node 20 + ws",
+            node("tests/js/realtime/runtimes.mjs"),
+            180,
+        ),
+        (
+            "demo: every panel in chromium",
+            node("tests/js/demo/e2e.mjs"),
+            300,
+        ),
+        (
+            "demo: the backend in deno, bun, workerd",
+            node("tests/js/demo/runtimes.mjs"),
+            180,
+        ),
+    ];
+    for (name, mut cmd, secs) in suites {
+        step(name);
+        cmd.current_dir(&r).env("CI", "true");
+        let res = util::run_capture(&mut cmd, Duration::from_secs(secs), true);
+        add_js(t, name, res);
+    }
+    step("client end to end against the emulator: node --test tests/js/client/");
+    let mut client = Command::new("node");
+    client.args(["--test", "--test-reporter=tap", "--test-concurrency=1"]);
+    for file in ["agents", "client", "faults", "files", "verbs", "webhooks"] {
+        client.arg(format!("tests/js/client/{file}.test.mjs"));
+    }
+    let res = util::run_capture(client.current_dir(&r), Duration::from_secs(600), true);
+    add_node_test(t, "client e2e (node --test)", res);
+
+    step("tsc --strict --noEmit -p tests/types (usage.ts and every file listed there)");
+    let ok = util::run(tsc.current_dir(&r), Duration::from_secs(180));
+    t.check(
+        "tsc --strict",
+        ok.is_ok(),
+        "type errors in tests/types (see the tsc output above)",
+    );
+}
+
+/// Adds the `# pass N` / `# fail N` summary of `node --test --test-reporter=tap`.
+fn add_node_test(t: &mut Tally, name: &str, res: Result<util::Finished, String>) {
+    let fin = match res {
+        Ok(f) => f,
+        Err(e) => return t.check(name, false, &e),
+    };
+    let count = |key: &str| {
+        fin.output.lines().rev().find_map(|l| {
+            l.trim()
+                .strip_prefix(key)
+                .and_then(|n| n.trim().parse::<u64>().ok())
+        })
+    };
+    let (p, f) = (count("# pass "), count("# fail "));
+    t.passed += p.unwrap_or(0);
+    t.failed += f.unwrap_or(0);
+    if f.unwrap_or(0) > 0 {
+        t.notes.push(format!("{name}: {} failed", f.unwrap_or(0)));
+    }
+    if p.unwrap_or(0) + f.unwrap_or(0) == 0 {
+        t.check(
+            name,
+            false,
+            "suite did not run (no # pass / # fail summary)",
+        );
+    } else if !fin.ok() && f == Some(0) {
+        t.check(
+            name,
+            false,
+            if fin.timed_out {
+                "timed out"
+            } else {
+                "exited non-zero"
+            },
+        );
+    }
+}
+
+fn add_js(t: &mut Tally, name: &str, res: Result<util::Finished, String>) {
+    let fin = match res {
+        Ok(f) => f,
+        Err(e) => return t.check(name, false, &e),
+    };
+    let (mut p, mut f, mut seen) = (0u64, 0u64, false);
+    for line in fin.output.lines() {
+        let Some(json) = line.trim().strip_prefix("RESULT ") else {
+            continue;
+        };
+        seen = true;
+        p += count_json(json, "\"passed\":");
+        f += count_json(json, "\"failed\":");
+    }
+    t.passed += p;
+    t.failed += f;
+    if f > 0 {
+        t.notes.push(format!("{name}: {f} failed"));
+    }
+    if !seen || p + f == 0 {
+        t.check(name, false, "suite did not run (no RESULT line)");
+    } else if !fin.ok() && f == 0 {
+        let why = if fin.timed_out {
+            "timed out"
+        } else {
+            "exited non-zero"
+        };
+        t.check(name, false, why);
+    }
+}
+
+fn count_json(s: &str, key: &str) -> u64 {
+    let Some(i) = s.find(key) else { return 0 };
+    s.get(i + key.len()..)
+        .unwrap_or("")
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libtest_counts_are_read_from_result_lines() {
+        let s = "ok. 12 passed; 3 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s";
+        assert_eq!(count_before(s, " passed"), 12);
+        assert_eq!(count_before(s, " failed"), 3);
+    }
+
+    #[test]
+    fn js_result_counts_are_read_from_json() {
+        let s = r#"{"suite":"deno","passed":41,"failed":2}"#;
+        assert_eq!(count_json(s, "\"passed\":"), 41);
+        assert_eq!(count_json(s, "\"failed\":"), 2);
+    }
+
+    #[test]
+    fn missing_result_counts_as_failure() {
+        let mut t = Tally::default();
+        add_js(
+            &mut t,
+            "x",
+            Ok(util::Finished {
+                code: Some(0),
+                timed_out: false,
+                output: "nothing".into(),
+            }),
+        );
+        assert_eq!((t.passed, t.failed), (0, 1));
+    }
+}
