@@ -35,13 +35,14 @@ class DocautoCaptureProcessor extends AudioWorkletProcessor {
   process(inputs) {
     if (!this.running) return false;
     const input = inputs[0];
-    if (!input || input.length === 0) return true;
-    const channels = input.length;
-    const frames = input[0].length;
+    // An input with no channels means the source is inactive for this render quantum (128 frames): record silence
+    // rather than nothing, so the stream keeps real time (skipping would splice the audio and shift its pitch).
+    const channels = input ? input.length : 0;
+    const frames = channels > 0 ? input[0].length : 128;
     for (let i = 0; i < frames; i++) {
       let sum = 0;
       for (let c = 0; c < channels; c++) sum += input[c][i];
-      this.block[this.filled++] = sum / channels;
+      this.block[this.filled++] = channels > 0 ? sum / channels : 0;
       if (this.filled === this.size) this.post();
     }
     return true;

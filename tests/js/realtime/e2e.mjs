@@ -304,42 +304,40 @@ async function main() {
   });
 
   await r.test("start_with_a_given_stream_transcribes_it_and_leaves_its_tracks_to_the_caller", async () => {
-    // The tone comes from a second AudioContext through a MediaStream. Chromium joins the two contexts' clocks with
-    // a FIFO that, under load, now and then inserts zeros or skips samples (seen here: a run of 17+ zero samples,
-    // then the tone resuming mid-cycle). Those glitches are in the input and come and go; a click made by our
-    // capture path (worklet -> wasm resampler -> frames) would be in every capture. So the click check gets up to
-    // three captures and fails only when all three have a click; every other assertion holds on every capture.
-    // (The deterministic click check of our path is send_audio_frames_a_44k_tone_into_fixed_16k_frames_without_clicks.)
-    const clicks = [];
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      const given = await page.evaluate(() => window.rt.givenStream());
-      assert.equal(given.track, "live", "the caller's track was stopped");
-      assert.deepEqual(given.theirs, ["closed"], "the transcriber's own AudioContext");
-      assert.equal(given.state, "closed");
-      assert.equal(given.finals.length, 1, "stop() flushed the tone as a final");
-      assert.ok(given.finals[0].end >= 2, JSON.stringify(given.finals));
-      assert.deepEqual(given.usage, { startedMinutes: 1, credits: 7 });
-      // What reached the socket: fixed 40 ms frames of 16 kHz PCM16 (only the last one shorter), and a 440 Hz
-      // tone without a click: a jump between neighbours stays within what the tone's slope allows.
-      const frames = framesByTicket.get(new URL(given.url).searchParams.get("ticket"));
-      assert.ok(frames.length >= 50, `${frames.length} frames`);
-      for (const f of frames.slice(0, -1)) assert.equal(f.length, 1280);
-      const pcm = new Int16Array(Buffer.concat(frames).buffer.slice(0));
-      // Skip the first 0.5 s: the cross-context stream sometimes starts with a short gap of zeros.
-      const body = pcm.subarray(8000, pcm.length - 1600);
-      let peak = 0;
-      let worstStep = 0;
-      for (let i = 1; i < body.length; i++) {
-        peak = Math.max(peak, Math.abs(body[i]));
-        worstStep = Math.max(worstStep, Math.abs(body[i] - body[i - 1]));
-      }
-      const allowed = peak * 2 * Math.PI * 440 / 16000 * 1.1; // max slope of A sin(2 pi 440 t) per sample, +10 %
-      console.log(`     given stream, capture ${attempt}: ${frames.length} frames, peak ${peak}, largest step ${worstStep} (a 440 Hz tone allows ${allowed.toFixed(0)})`);
-      assert.ok(peak > 12000 && peak < 20000, `peak ${peak}`);
-      if (worstStep <= allowed) return;
-      clicks.push(`a step of ${worstStep} where the tone allows ${allowed.toFixed(0)}`);
+    const given = await page.evaluate(() => window.rt.givenStream());
+    assert.equal(given.track, "live", "the caller's track was stopped");
+    assert.deepEqual(given.theirs, ["closed"], "the transcriber's own AudioContext");
+    assert.equal(given.state, "closed");
+    assert.equal(given.finals.length, 1, "stop() flushed the tone as a final");
+    assert.ok(given.finals[0].end >= 2, JSON.stringify(given.finals));
+    assert.deepEqual(given.usage, { startedMinutes: 1, credits: 7 });
+    // What reached the socket: fixed 40 ms frames of 16 kHz PCM16 (only the last one shorter) carrying the 440 Hz
+    // tone at its level and its pitch (counted by zero crossings: a wrong rate or lost blocks would move it).
+    const frames = framesByTicket.get(new URL(given.url).searchParams.get("ticket"));
+    assert.ok(frames.length >= 50, `${frames.length} frames`);
+    for (const f of frames.slice(0, -1)) assert.equal(f.length, 1280);
+    const pcm = new Int16Array(Buffer.concat(frames).buffer.slice(0));
+    // Skip the first 0.5 s: the cross-context stream sometimes starts with a short gap of zeros.
+    const body = pcm.subarray(8000, pcm.length - 1600);
+    let peak = 0;
+    let worstStep = 0;
+    let crossings = 0;
+    for (let i = 1; i < body.length; i++) {
+      peak = Math.max(peak, Math.abs(body[i]));
+      worstStep = Math.max(worstStep, Math.abs(body[i] - body[i - 1]));
+      if ((body[i - 1] < 0) !== (body[i] < 0)) crossings += 1;
     }
-    assert.fail(`a click in all three captures: ${clicks.join("; ")}`);
+    const hz = crossings / 2 / (body.length / 16000);
+    // Not asserted: Chromium joins the two AudioContexts' clocks with a FIFO that, under load, inserts zeros or
+    // skips samples (seen here: 17+ zero samples, then the tone resuming mid-cycle), so this stream can carry
+    // glitches that are not ours. Clicks of our capture path are pinned by
+    // send_audio_frames_a_44k_tone_into_fixed_16k_frames_without_clicks and the resampler's native tests.
+    const smooth = peak * 2 * Math.PI * 440 / 16000 * 1.1;
+    console.log(`     given stream: ${frames.length} frames, peak ${peak}, ${hz.toFixed(1)} Hz, largest step ${worstStep} (a smooth 440 Hz tone stays within ${smooth.toFixed(0)})`);
+    assert.ok(peak > 12000 && peak < 20000, `peak ${peak}`);
+    // 5 %: the two contexts' clocks drift apart under load (up to 3.1 % seen here); mistaking 48 kHz for 44.1 kHz
+    // would be 8.8 %. Exact rates are pinned by the sendAudio test and the resampler's native tests.
+    assert.ok(Math.abs(hz - 440) < 440 * 0.05, `the tone came through at ${hz.toFixed(1)} Hz, not 440 Hz`);
   });
 
   await r.test("the_page_requests_never_carry_an_authorization_header", async () => {
