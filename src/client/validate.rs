@@ -302,18 +302,42 @@ pub fn file_ids(path: &str, ids: &[String]) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// An https URL (webhook endpoints).
+/// An https URL (webhook endpoints), or an http URL on this machine's loopback (`localhost`, `127.0.0.0/8`,
+/// `[::1]`) for local receivers: the service refuses those, the local emulator accepts them with
+/// `--allow-http-webhooks`, so the service decides rather than the client.
 ///
 /// # Errors
 /// `invalid_request` at `path`.
 pub fn https_url(path: &str, url: &str) -> Result<(), ApiError> {
-    let ok = url.len() > 8
-        && url
-            .get(..8)
-            .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
-        && super::url::origin(url).is_some();
+    let ok = match super::url::origin(url) {
+        Some(origin) => match origin.strip_prefix("http://") {
+            None => origin.starts_with("https://"),
+            Some(authority) => {
+                let host = authority
+                    .rsplit_once(':')
+                    .map_or(authority, |(host, _)| host);
+                host == "localhost" || host == "[::1]" || is_loopback_v4(host)
+            }
+        },
+        None => false,
+    };
     if !ok {
-        return Err(invalid(path, "must be an absolute https URL"));
+        return Err(invalid(
+            path,
+            "must be an absolute https URL (http only on localhost)",
+        ));
     }
     Ok(())
+}
+
+fn is_loopback_v4(host: &str) -> bool {
+    let parts: Vec<&str> = host.split('.').collect();
+    parts.len() == 4
+        && parts.first() == Some(&"127")
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.len() <= 3
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && p.parse::<u8>().is_ok()
+        })
 }

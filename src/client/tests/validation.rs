@@ -652,6 +652,35 @@ fn webhook_urls_must_be_https() {
 }
 
 #[test]
+fn http_webhook_urls_pass_only_on_loopback_for_local_receivers() {
+    for url in [
+        "http://127.0.0.1:9000/hooks",
+        "http://localhost/hooks",
+        "http://[::1]:8080/x",
+        "http://127.1.2.3/x",
+    ] {
+        let p = webhooks::WebhookCreateParams {
+            url: url.into(),
+            events: None,
+        };
+        assert!(webhooks::create(&p).is_ok(), "{url}");
+    }
+    for url in [
+        "http://10.0.0.1/x",
+        "http://localhost.evil.example/x",
+        "http://127.0.0.1.evil.example/x",
+        "http://128.0.0.1/x",
+        "ftp://127.0.0.1/x",
+    ] {
+        let p = webhooks::WebhookCreateParams {
+            url: url.into(),
+            events: None,
+        };
+        assert_rejected(webhooks::create(&p), "invalid_request", "url");
+    }
+}
+
+#[test]
 fn extract_config_schema_is_checked_with_its_path() {
     let mut config = serde_json::Map::new();
     config.insert(
