@@ -116,10 +116,7 @@ pub async fn extract(
     h: HeaderMap,
     raw: Bytes,
 ) -> ApiResult<Response> {
-    let (b, cm) = verb_prelude!(app, c, q, h, raw, "extract");
-    if let Some(r) = replay(&app, &c, &cm.idem) {
-        return r;
-    }
+    let (b, cm) = idempotent_verb_prelude!(app, c, q, h, raw, "extract");
     let f = single(&b)?;
     let (schema, _, citations, config) = extract_config(&lock(&app.state), &c.org, &b, false)?;
     let id = new_id("exr_");

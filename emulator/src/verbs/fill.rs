@@ -10,10 +10,7 @@ pub async fn fill(
     h: HeaderMap,
     raw: Bytes,
 ) -> ApiResult<Response> {
-    let (b, cm) = verb_prelude!(app, c, q, h, raw, "fill");
-    if let Some(r) = replay(&app, &c, &cm.idem) {
-        return r;
-    }
+    let (b, cm) = idempotent_verb_prelude!(app, c, q, h, raw, "fill");
     let tpl = b
         .get("template")
         .filter(|t| t.get("id").is_some_and(Value::is_string))

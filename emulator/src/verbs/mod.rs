@@ -321,6 +321,17 @@ macro_rules! verb_prelude {
     }};
 }
 
+/// [`verb_prelude!`] for a verb that honours `idempotency-key`: a replay answers at once with the original run.
+macro_rules! idempotent_verb_prelude {
+    ($app:ident, $c:ident, $q:ident, $h:ident, $raw:ident, $verb:literal) => {{
+        let (b, cm) = verb_prelude!($app, $c, $q, $h, $raw, $verb);
+        if let Some(r) = replay(&$app, &$c, &cm.idem) {
+            return r;
+        }
+        (b, cm)
+    }};
+}
+
 mod extract;
 mod fill;
 mod parse;

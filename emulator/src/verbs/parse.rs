@@ -30,10 +30,7 @@ pub async fn parse(
     h: HeaderMap,
     raw: Bytes,
 ) -> ApiResult<Response> {
-    let (b, cm) = verb_prelude!(app, c, q, h, raw, "parse");
-    if let Some(r) = replay(&app, &c, &cm.idem) {
-        return r;
-    }
+    let (b, cm) = idempotent_verb_prelude!(app, c, q, h, raw, "parse");
     let f = single(&b)?;
     let id = new_id("par_");
     let inp = input(&app, &c, f, "file", &id).await?;

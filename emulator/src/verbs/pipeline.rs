@@ -14,10 +14,7 @@ pub async fn pipeline(
     h: HeaderMap,
     raw: Bytes,
 ) -> ApiResult<Response> {
-    let (b, cm) = verb_prelude!(app, c, q, h, raw, "pipeline");
-    if let Some(r) = replay(&app, &c, &cm.idem) {
-        return r;
-    }
+    let (b, cm) = idempotent_verb_prelude!(app, c, q, h, raw, "pipeline");
     let files = many(&b)?;
     let steps = b
         .get("steps")

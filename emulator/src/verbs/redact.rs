@@ -75,10 +75,7 @@ pub async fn redact(
     h: HeaderMap,
     raw: Bytes,
 ) -> ApiResult<Response> {
-    let (b, cm) = verb_prelude!(app, c, q, h, raw, "redact");
-    if let Some(r) = replay(&app, &c, &cm.idem) {
-        return r;
-    }
+    let (b, cm) = idempotent_verb_prelude!(app, c, q, h, raw, "redact");
     let f = single(&b)?;
     let (cats, mode) = redact_opts(&lock(&app.state), &c.org, &b)?;
     let id = new_id("rdr_");

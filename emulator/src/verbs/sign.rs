@@ -10,10 +10,7 @@ pub async fn sign(
     h: HeaderMap,
     raw: Bytes,
 ) -> ApiResult<Response> {
-    let (b, cm) = verb_prelude!(app, c, q, h, raw, "sign");
-    if let Some(r) = replay(&app, &c, &cm.idem) {
-        return r;
-    }
+    let (b, cm) = idempotent_verb_prelude!(app, c, q, h, raw, "sign");
     let f = single(&b)?;
     if let Some(a) = body::opt_str(&b, "action")? {
         crate::actions::resolve(&lock(&app.state), &c.org, &a, "sign")?;
