@@ -155,7 +155,6 @@ enum State {
 pub struct Call {
     config: ClientConfig,
     spec: RequestSpec,
-    label: String,
     wait: Option<u32>,
     idempotency_key: Option<String>,
     timeout_ms: u64,
@@ -217,7 +216,6 @@ impl Call {
             None
         };
         Ok(Self {
-            label: spec.label(),
             config: config.clone(),
             spec,
             wait,
@@ -278,15 +276,10 @@ impl Call {
         };
         match request::build(&self.config, &self.spec, &parts) {
             Ok(req) => {
-                self.log(
-                    LogLevel::Debug,
-                    format!(
-                        "{} attempt {}/{}",
-                        self.label,
-                        self.attempts,
-                        self.max_retries.saturating_add(1)
-                    ),
-                );
+                let (attempt, of) = (self.attempts, self.max_retries.saturating_add(1));
+                self.log(LogLevel::Debug, |label| {
+                    format!("{} attempt {}/{}", label, attempt, of)
+                });
                 self.state = State::Awaiting;
                 Action::Send(req)
             }
@@ -304,14 +297,13 @@ impl Call {
             .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
             .collect();
         let request_id = header(&headers, "x-request-id").map(str::to_owned);
-        self.log(
-            LogLevel::Debug,
+        self.log(LogLevel::Debug, |label| {
             format!(
                 "{} -> {status} request_id={}",
-                self.label,
+                label,
                 request_id.as_deref().unwrap_or("-")
-            ),
-        );
+            )
+        });
         let is_redirect = (300..400).contains(&status);
         let success = (200..300).contains(&status)
             || (is_redirect && self.spec.response == ResponseKind::Redirect);
@@ -322,7 +314,7 @@ impl Call {
         }
         match decode_success(self.spec.response, status, &headers, body) {
             Ok((body, location)) => {
-                self.log(LogLevel::Info, format!("{} -> {status}", self.label));
+                self.log(LogLevel::Info, |label| format!("{} -> {status}", label));
                 let idempotent_replay = header(&headers, "idempotent-replay")
                     .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
                 self.state = State::Finished(Some(Ok(ApiResponse {
@@ -396,15 +388,14 @@ impl Call {
             env.jitter,
         ) {
             RetryDecision::Retry { delay_ms } => {
-                self.log(
-                    LogLevel::Warn,
+                self.log(LogLevel::Warn, |label| {
                     format!(
                         "{} failed with {} {}; retrying in {delay_ms} ms",
-                        self.label,
+                        label,
                         err.status.map(|s| s.to_string()).unwrap_or_default(),
                         err.code
-                    ),
-                );
+                    )
+                });
                 self.state = if delay_ms == 0 {
                     State::ReadyToSend
                 } else {
@@ -434,22 +425,25 @@ impl Call {
             } else {
                 LogLevel::Info
             };
-            self.log(
-                level,
+            let attempts = self.attempts;
+            self.log(level, |label| {
                 format!(
                     "{} failed: {}{} after {} attempt(s)",
-                    self.label,
+                    label,
                     err.status.map(|s| format!("{s} ")).unwrap_or_default(),
                     err.code,
-                    self.attempts
-                ),
-            );
+                    attempts
+                )
+            });
         }
         self.state = State::Finished(Some(Err(err)));
     }
 
-    fn log(&mut self, level: LogLevel, message: String) {
+    /// Records a line when the configured level shows it; `message` gets the call's label (`GET /v1/...`) and runs
+    /// only then, so a quiet client formats nothing.
+    fn log(&mut self, level: LogLevel, message: impl FnOnce(&str) -> String) {
         if level != LogLevel::Off && level <= self.config.log_level {
+            let message = message(&self.spec.label());
             self.logs.push(LogRecord { level, message });
         }
     }

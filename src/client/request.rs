@@ -249,7 +249,12 @@ pub(crate) fn build(
         full_url.push(if full_url.contains('?') { '&' } else { '?' });
         full_url.push_str(&url::encode_query(&query));
     }
-    let on_origin = url::same_origin(&full_url, config.base_origin());
+    // A route path (always `/...`, its segments encoded) appended to the base URL stays on its origin; any other
+    // target is parsed and compared.
+    let on_origin = match &spec.target {
+        Target::Api(path) if path.starts_with('/') && !path.starts_with("//") => true,
+        _ => url::same_origin(&full_url, config.base_origin()),
+    };
     let mut headers: Vec<(String, String)> = Vec::new();
     if on_origin {
         for (name, value) in config.default_headers() {

@@ -38,6 +38,8 @@ const HIDDEN: &[&str] = &[
     "InitInput",
     "InitOutput",
     "SyncInitInput",
+    // The handle of one call in flight, which the client's own promise.js drives; not part of the API.
+    "CallStepper",
 ];
 
 /// One wasm module of the package and the folder of its entries.

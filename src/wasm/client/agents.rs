@@ -155,10 +155,7 @@ impl AgentRunsResource {
             let (options, planner) = prepared?;
             let ctx = Ctx::new(&inner, options.core, &options.signal)?;
             let outcome = ctx.poll(planner).await?;
-            Ok(convert::with_response(
-                convert::parse_json(&outcome.text),
-                &outcome,
-            ))
+            Ok(convert::with_response(outcome.data(), &outcome))
         })
     }
 }

@@ -192,7 +192,7 @@ pub fn with_response(data: JsValue, outcome: &Outcome) -> JsValue {
     super::with_response_js(
         &data,
         r.status,
-        &outcome.header_text,
+        &outcome.headers,
         r.request_id.clone(),
         r.idempotent_replay,
     )

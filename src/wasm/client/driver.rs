@@ -2,12 +2,11 @@
 //! and output planners on top of it. The core decides every header (the key only ever goes to `baseUrl`'s origin);
 //! nothing here adds one.
 
-use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::Inner;
+use super::{convert, Inner};
 use crate::client::output::{OutputPlanner, OutputStep};
 use crate::client::polling::{PollPlanner, PollStep};
 use crate::client::{
@@ -26,32 +25,83 @@ pub struct Ctx<'a> {
     abort: Option<AbortWatch>,
 }
 
-/// A finished call: the core's response, the last body text, and the raw bytes of a download.
+/// A finished call: the core's response and the last answer's body, as JS sees it.
 pub struct Outcome {
     /// The core's view of the answer.
     pub response: ApiResponse,
-    /// The body text (JSON routes).
+    /// The body text, when the core read it.
     pub text: String,
+    /// The body parsed by JS ([`BodyKind::Json`]).
+    pub parsed: Option<JsValue>,
     /// The body bytes (downloads).
     pub bytes: Option<js_sys::Uint8Array>,
-    /// The answer's headers as `name\nvalue\n...` text (handed to JS as is).
-    pub header_text: String,
+    /// The answer's `Headers` object (made a plain object only when `withResponse()` reads it).
+    pub headers: JsValue,
+}
+
+impl Outcome {
+    /// The answer's JSON body as a JS value (`null` for an empty body).
+    pub fn data(&self) -> JsValue {
+        match &self.parsed {
+            Some(value) => value.clone(),
+            None => convert::parse_json(&self.text),
+        }
+    }
 }
 
 /// What to do with an answer's body.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum BodyKind {
-    /// Read it as text and hand it to the core.
+    /// Read it as text and hand it to the core (the core needs the body: polls, pages, registrations).
     Text,
+    /// Parse a 2xx body as JSON in JS: the data never enters wasm, the core sees the status and the headers it
+    /// reads. A body that does not parse goes to the core as text (which reports `non_json_body`).
+    Json,
     /// Read the bytes (a signed download); only an error answer's text goes to the core.
     Bytes,
 }
 
+impl BodyKind {
+    /// The `mode` argument of `attempt` in `promise.js`.
+    pub(super) fn mode(self) -> u8 {
+        match self {
+            BodyKind::Text => 0,
+            BodyKind::Bytes => 1,
+            BodyKind::Json => 2,
+        }
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// What `attempt` in `promise.js` resolves (or rejects) with.
+    pub(super) type AttemptAnswer;
+    #[wasm_bindgen(method, getter, structural)]
+    pub(super) fn status(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    pub(super) fn head(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    pub(super) fn headers(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    pub(super) fn text(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    pub(super) fn bytes(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    pub(super) fn data(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    pub(super) fn parsed(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    pub(super) fn kind(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    pub(super) fn message(this: &AttemptAnswer) -> JsValue;
+}
+
 struct Answer {
     status: u16,
-    headers: Vec<(String, String)>,
-    header_text: String,
+    head: Vec<(String, String)>,
+    headers: JsValue,
     text: String,
+    parsed: Option<JsValue>,
     bytes: Option<js_sys::Uint8Array>,
 }
 
@@ -112,9 +162,7 @@ impl<'a> Ctx<'a> {
             [0; 16]
         };
         let mut call = Call::new(&self.inner.config, spec, &self.options, random)?;
-        let mut text = String::new();
-        let mut bytes = None;
-        let mut header_text = String::new();
+        let mut last: Option<Answer> = None;
         loop {
             let action = call.next();
             self.flush(&mut call, None);
@@ -127,10 +175,8 @@ impl<'a> Ctx<'a> {
                     let started = js_sys::Date::now();
                     match self.send(&request, raw_body, kind).await {
                         Ok(answer) => {
-                            call.on_response(answer.status, &answer.headers, &answer.text, env());
-                            text = answer.text;
-                            bytes = answer.bytes;
-                            header_text = answer.header_text;
+                            call.on_response(answer.status, &answer.head, &answer.text, env());
+                            last = Some(answer);
                         }
                         Err(e) => call.on_transport_error(e, env()),
                     }
@@ -142,11 +188,21 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 Action::Done(result) => {
-                    return result.map(|response| Outcome {
-                        response,
-                        text,
-                        bytes,
-                        header_text,
+                    return result.map(|response| match last {
+                        Some(answer) => Outcome {
+                            response,
+                            text: answer.text,
+                            parsed: answer.parsed,
+                            bytes: answer.bytes,
+                            headers: answer.headers,
+                        },
+                        None => Outcome {
+                            response,
+                            text: String::new(),
+                            parsed: None,
+                            bytes: None,
+                            headers: JsValue::UNDEFINED,
+                        },
                     });
                 }
             }
@@ -240,39 +296,28 @@ impl<'a> Ctx<'a> {
             redirect,
             request.timeout_ms as f64,
             &self.signal,
-            kind == BodyKind::Bytes,
+            kind.mode(),
         );
         match JsFuture::from(pending).await {
             Ok(answer) => {
-                let field = |name: &str| Reflect::get(&answer, &name.into()).unwrap_or_default();
-                let status = field("status")
+                let answer: AttemptAnswer = answer.unchecked_into();
+                let status = answer
+                    .status()
                     .as_f64()
                     .filter(|s| (0.0..1000.0).contains(s))
                     .map_or(0, |s| s as u16);
-                let header_text = field("headers").as_string().unwrap_or_default();
-                let bytes = field("bytes");
+                let bytes = answer.bytes();
+                let parsed = answer.parsed().as_bool() == Some(true);
                 Ok(Answer {
                     status,
-                    headers: parse_header_text(&header_text),
-                    header_text,
-                    text: field("text").as_string().unwrap_or_default(),
+                    head: parse_header_text(&answer.head().as_string().unwrap_or_default()),
+                    headers: answer.headers(),
+                    text: answer.text().as_string().unwrap_or_default(),
+                    parsed: parsed.then(|| answer.data()),
                     bytes: (!bytes.is_undefined()).then(|| bytes.unchecked_into()),
                 })
             }
-            Err(failure) => {
-                let field = |name: &str| {
-                    Reflect::get(&failure, &name.into())
-                        .ok()
-                        .and_then(|v| v.as_string())
-                };
-                match field("kind").as_deref() {
-                    Some("timeout") => Err(TransportError::Timeout),
-                    Some("aborted") => Err(TransportError::Aborted),
-                    _ => Err(TransportError::Connection(
-                        field("message").unwrap_or_else(|| "fetch failed".to_owned()),
-                    )),
-                }
-            }
+            Err(failure) => Err(transport_error(&failure)),
         }
     }
 
@@ -288,8 +333,26 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The core's view of what `attempt` rejected with (`{ kind, message }`).
+pub(super) fn transport_error(failure: &JsValue) -> TransportError {
+    if !failure.is_object() {
+        return TransportError::Connection("fetch failed".to_owned());
+    }
+    let failure: &AttemptAnswer = failure.unchecked_ref();
+    match failure.kind().as_string().as_deref() {
+        Some("timeout") => TransportError::Timeout,
+        Some("aborted") => TransportError::Aborted,
+        _ => TransportError::Connection(
+            failure
+                .message()
+                .as_string()
+                .unwrap_or_else(|| "fetch failed".to_owned()),
+        ),
+    }
+}
+
 /// Splits `name\nvalue\n...` header text into pairs.
-fn parse_header_text(text: &str) -> Vec<(String, String)> {
+pub(super) fn parse_header_text(text: &str) -> Vec<(String, String)> {
     let mut parts = text.split('\n');
     let mut out = Vec::new();
     while let (Some(name), Some(value)) = (parts.next(), parts.next()) {

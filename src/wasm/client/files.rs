@@ -101,10 +101,7 @@ impl FilesResource {
                 .unwrap_or_default()
                 .to_owned();
             let ready = ctx.poll(files::wait_until_ready(&id)?).await?;
-            Ok(convert::with_response(
-                convert::parse_json(&ready.text),
-                &ready,
-            ))
+            Ok(convert::with_response(ready.data(), &ready))
         })
     }
 
@@ -136,10 +133,7 @@ impl FilesResource {
             let (options, planner) = prepared?;
             let ctx = Ctx::new(&inner, options.core, &options.signal)?;
             let outcome = ctx.poll(planner).await?;
-            Ok(convert::with_response(
-                convert::parse_json(&outcome.text),
-                &outcome,
-            ))
+            Ok(convert::with_response(outcome.data(), &outcome))
         })
     }
 }

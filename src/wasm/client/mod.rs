@@ -8,6 +8,7 @@ mod convert;
 mod driver;
 mod files;
 mod runs;
+mod stepper;
 mod verbs;
 mod webhooks;
 
@@ -17,6 +18,7 @@ pub use files::FilesResource;
 pub use runs::RunsResource;
 pub use webhooks::WebhooksResource;
 
+use std::cell::OnceCell;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -27,7 +29,6 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::client::{self, ApiError, ClientConfig, LogLevel, RequestSpec};
 use crate::wasm::{interop, platform};
 use convert::{error_to_js, JsCallOptions};
-use driver::{BodyKind, Ctx};
 
 #[wasm_bindgen(module = "/src/wasm/client/promise.js")]
 extern "C" {
@@ -46,13 +47,13 @@ extern "C" {
         redirect: &str,
         timeout_ms: f64,
         signal: &JsValue,
-        want_bytes: bool,
+        mode: u8,
     ) -> Promise;
     #[wasm_bindgen(js_name = withResponse)]
     fn with_response_js(
         data: &JsValue,
         status: u16,
-        header_text: &str,
+        headers: &JsValue,
         request_id: Option<String>,
         idempotent_replay: bool,
     ) -> JsValue;
@@ -93,6 +94,21 @@ pub struct Inner {
 #[wasm_bindgen]
 pub struct DocAuto {
     inner: Rc<Inner>,
+    /// The resource namespaces, each made on first use and then the same object (`client.runs === client.runs`).
+    namespaces: Namespaces,
+}
+
+/// One cell per namespace getter of [`DocAuto`].
+#[derive(Default)]
+struct Namespaces {
+    agents: OnceCell<JsValue>,
+    agent_runs: OnceCell<JsValue>,
+    configs: OnceCell<JsValue>,
+    actions: OnceCell<JsValue>,
+    runs: OnceCell<JsValue>,
+    files: OnceCell<JsValue>,
+    webhooks: OnceCell<JsValue>,
+    realtime: OnceCell<JsValue>,
 }
 
 fn config_error(field: &str, message: &str) -> JsValue {
@@ -260,6 +276,7 @@ impl DocAuto {
                 fetch,
                 logger,
             }),
+            namespaces: Default::default(),
         })
     }
 
@@ -270,49 +287,116 @@ impl DocAuto {
     }
 
     /// Saved automations.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, js_name = agents, unchecked_return_type = "AgentsResource")]
+    pub fn agents_js(&self) -> JsValue {
+        self.namespaces
+            .agents
+            .get_or_init(|| AgentsResource::new(self.inner.clone()).into())
+            .clone()
+    }
+
+    /// Runs of agents: start, read, approve, reject, complete a human step, wait.
+    #[wasm_bindgen(getter, js_name = agentRuns, unchecked_return_type = "AgentRunsResource")]
+    pub fn agent_runs_js(&self) -> JsValue {
+        self.namespaces
+            .agent_runs
+            .get_or_init(|| AgentRunsResource::new(self.inner.clone()).into())
+            .clone()
+    }
+
+    /// Saved configurations of extract, redact and fill.
+    #[wasm_bindgen(getter, js_name = configs, unchecked_return_type = "ConfigsResource")]
+    pub fn configs_js(&self) -> JsValue {
+        self.namespaces
+            .configs
+            .get_or_init(|| ConfigsResource::new(self.inner.clone()).into())
+            .clone()
+    }
+
+    /// The catalog of configurable actions (and the deprecated `create`).
+    #[wasm_bindgen(getter, js_name = actions, unchecked_return_type = "ActionsResource")]
+    pub fn actions_js(&self) -> JsValue {
+        self.namespaces
+            .actions
+            .get_or_init(|| ActionsResource::new(self.inner.clone()).into())
+            .clone()
+    }
+
+    /// Capability runs: list, read, wait, cancel, delete, keep, outputs.
+    #[wasm_bindgen(getter, js_name = runs, unchecked_return_type = "RunsResource")]
+    pub fn runs_js(&self) -> JsValue {
+        self.namespaces
+            .runs
+            .get_or_init(|| RunsResource::new(self.inner.clone()).into())
+            .clone()
+    }
+
+    /// Registered files: by URL or uploaded bytes.
+    #[wasm_bindgen(getter, js_name = files, unchecked_return_type = "FilesResource")]
+    pub fn files_js(&self) -> JsValue {
+        self.namespaces
+            .files
+            .get_or_init(|| FilesResource::new(self.inner.clone()).into())
+            .clone()
+    }
+
+    /// Webhook endpoints, deliveries and the public key set.
+    #[wasm_bindgen(getter, js_name = webhooks, unchecked_return_type = "WebhooksResource")]
+    pub fn webhooks_js(&self) -> JsValue {
+        self.namespaces
+            .webhooks
+            .get_or_init(|| WebhooksResource::new(self.inner.clone()).into())
+            .clone()
+    }
+
+    /// Live transcription sessions.
+    #[wasm_bindgen(getter, js_name = realtime, unchecked_return_type = "RealtimeResource")]
+    pub fn realtime_js(&self) -> JsValue {
+        self.namespaces
+            .realtime
+            .get_or_init(|| RealtimeResource::new(self.inner.clone()).into())
+            .clone()
+    }
+}
+
+/// The namespaces for Rust callers (JS reads the cached objects of the getters above).
+impl DocAuto {
+    /// `client.agents` as a Rust value (a new handle sharing the client), for Rust callers such as the wasm tests.
     pub fn agents(&self) -> AgentsResource {
         AgentsResource::new(self.inner.clone())
     }
 
-    /// Runs of agents: start, read, approve, reject, complete a human step, wait.
-    #[wasm_bindgen(getter, js_name = agentRuns)]
+    /// `client.agent_runs` as a Rust value (a new handle sharing the client), for Rust callers such as the wasm tests.
     pub fn agent_runs(&self) -> AgentRunsResource {
         AgentRunsResource::new(self.inner.clone())
     }
 
-    /// Saved configurations of extract, redact and fill.
-    #[wasm_bindgen(getter)]
+    /// `client.configs` as a Rust value (a new handle sharing the client), for Rust callers such as the wasm tests.
     pub fn configs(&self) -> ConfigsResource {
         ConfigsResource::new(self.inner.clone())
     }
 
-    /// The catalog of configurable actions (and the deprecated `create`).
-    #[wasm_bindgen(getter)]
+    /// `client.actions` as a Rust value (a new handle sharing the client), for Rust callers such as the wasm tests.
     pub fn actions(&self) -> ActionsResource {
         ActionsResource::new(self.inner.clone())
     }
 
-    /// Capability runs: list, read, wait, cancel, delete, keep, outputs.
-    #[wasm_bindgen(getter)]
+    /// `client.runs` as a Rust value (a new handle sharing the client), for Rust callers such as the wasm tests.
     pub fn runs(&self) -> RunsResource {
         RunsResource::new(self.inner.clone())
     }
 
-    /// Registered files: by URL or uploaded bytes.
-    #[wasm_bindgen(getter)]
+    /// `client.files` as a Rust value (a new handle sharing the client), for Rust callers such as the wasm tests.
     pub fn files(&self) -> FilesResource {
         FilesResource::new(self.inner.clone())
     }
 
-    /// Webhook endpoints, deliveries and the public key set.
-    #[wasm_bindgen(getter)]
+    /// `client.webhooks` as a Rust value (a new handle sharing the client), for Rust callers such as the wasm tests.
     pub fn webhooks(&self) -> WebhooksResource {
         WebhooksResource::new(self.inner.clone())
     }
 
-    /// Live transcription sessions.
-    #[wasm_bindgen(getter)]
+    /// `client.realtime` as a Rust value (a new handle sharing the client), for Rust callers such as the wasm tests.
     pub fn realtime(&self) -> RealtimeResource {
         RealtimeResource::new(self.inner.clone())
     }
@@ -352,7 +436,7 @@ where
     }))
 }
 
-/// The common method: validate, build the route, run one call, encode `{ data, response }`.
+/// The common method: validate, build the route, run one call (on the JS-driven path), encode `{ data, response }`.
 pub(crate) fn simple(
     inner: &Rc<Inner>,
     options: Option<JsValue>,
@@ -360,16 +444,20 @@ pub(crate) fn simple(
     build: impl FnOnce() -> Result<RequestSpec, ApiError>,
 ) -> JsValue {
     let options = options.unwrap_or(JsValue::UNDEFINED);
-    let prepared = prepare(&options, &[]).and_then(|o| Ok((o, build()?)));
-    let inner = inner.clone();
-    spawn(async move {
-        let (options, spec) = prepared?;
-        let ctx = Ctx::new(&inner, options.core, &options.signal)?;
-        let outcome = ctx.call(spec, None, BodyKind::Text).await?;
-        let value = match data {
-            Data::Json => convert::parse_json(&outcome.text),
-            Data::Void => JsValue::UNDEFINED,
+    let started = prepare(&options, &[]).and_then(|o| {
+        let spec = build()?;
+        stepper::check_signal(&o.signal)?;
+        // Only a POST draws an idempotency key from the random bytes.
+        let random = if spec.method == client::Method::Post {
+            platform::random_bytes()
+        } else {
+            [0; 16]
         };
-        Ok(convert::with_response(value, &outcome))
-    })
+        let call = client::Call::new(&inner.config, spec, &o.core, random)?;
+        Ok(stepper::drive(inner, call, data, &o.signal))
+    });
+    match started {
+        Ok(promise) => api_promise(&promise),
+        Err(e) => api_promise(&Promise::reject(&error_to_js(&e))),
+    }
 }

@@ -53,7 +53,7 @@ impl RunsResource {
                 let next = page
                     .next_cursor(p.cursor.as_deref())
                     .map_or(JsValue::UNDEFINED, JsValue::from);
-                let body = convert::parse_json(&outcome.text);
+                let body = outcome.data();
                 let page = make_page(&body, &next, &resource, &query, &options);
                 Ok(convert::with_response(page, &outcome))
             };
@@ -186,10 +186,7 @@ impl RunsResource {
             let (options, planner) = prepared?;
             let ctx = Ctx::new(&inner, options.core, &options.signal)?;
             let outcome = ctx.poll(planner).await?;
-            Ok(convert::with_response(
-                convert::parse_json(&outcome.text),
-                &outcome,
-            ))
+            Ok(convert::with_response(outcome.data(), &outcome))
         })
     }
 }

@@ -1,32 +1,35 @@
-// Calls per second through the SDK versus raw `fetch` (+ `JSON.parse` of the text) to the same route (GET /v1/agents
-// and GET /v1/agents/:id), same process, against the emulator. One call in flight; SDK and raw calls alternate one by
-// one, so drift of a shared machine's load hits both alike; each side's rate is calls over its own summed time,
-// per round, and the median round is reported.
+// Calls per second through the SDK versus raw `fetch` (+ `JSON.parse` of the text) to the same routes (GET /v1/agents
+// and GET /v1/agents/:id), same process, against the emulator, one call in flight. A third column, for context, is
+// raw `fetch` with `AbortSignal.timeout(600_000)`: what hand-written code with a timeout pays (the runtime's abort
+// listener per request).
+//
+// The three alternate call by call (their order rotating), so drift of a shared machine's load hits all alike. Each
+// round gives each side's mean time per call; the per-round ratio sdk/raw (of calls per second) is taken, and the
+// median round per route is reported. The overall ratio is the mean of the routes' medians.
 // Prints a human line per route and, last, one JSON line for `cargo xtask bench`:
 //   {"bench":"client","routes":[...],"sdk_calls_per_s":N,"raw_calls_per_s":N,"ratio":R,"overhead_pct":P}
-// Usage: node tests/js/client/bench.mjs [callsPerRound=300] [rounds=5]
+// Usage: node tests/js/client/bench.mjs [callsPerRound=300] [rounds=9]
 import { loadSdk, startEmulator, KEY } from "./harness.mjs";
 
 const CALLS = Number(process.argv[2] ?? 300);
-const ROUNDS = Number(process.argv[3] ?? 5);
+const ROUNDS = Number(process.argv[3] ?? 9);
 
 const sdk = await loadSdk();
 const emu = await startEmulator(["--rate-limit", "100000000"]);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** One round: `CALLS` calls of each, alternating; returns [sdk calls/s, raw calls/s]. */
-async function round(sdkCall, rawCall) {
-  let sdkMs = 0;
-  let rawMs = 0;
+/** One round: `CALLS` calls of each side, interleaved; returns each side's mean milliseconds per call. */
+async function round(sides) {
+  const total = sides.map(() => 0);
   for (let i = 0; i < CALLS; i++) {
-    let t = performance.now();
-    await rawCall();
-    rawMs += performance.now() - t;
-    t = performance.now();
-    await sdkCall();
-    sdkMs += performance.now() - t;
+    for (let k = 0; k < sides.length; k++) {
+      const j = (i + k) % sides.length;
+      const t = performance.now();
+      await sides[j]();
+      total[j] += performance.now() - t;
+    }
   }
-  return [CALLS / (sdkMs / 1000), CALLS / (rawMs / 1000)];
+  return total.map((ms) => ms / CALLS);
 }
 
 try {
@@ -37,43 +40,59 @@ try {
     if (!r.ok) throw new Error(`raw fetch: ${r.status}`);
     return JSON.parse(await r.text());
   };
+  const rawTimeout = async (path) => {
+    const r = await fetch(`${emu.baseUrl}${path}`, { headers, signal: AbortSignal.timeout(600_000) });
+    if (!r.ok) throw new Error(`raw fetch: ${r.status}`);
+    return JSON.parse(await r.text());
+  };
   const routes = [
-    { name: "GET /v1/agents", sdk: () => client.agents.list(), raw: () => raw("/v1/agents") },
+    { name: "GET /v1/agents", sdk: () => client.agents.list(), path: "/v1/agents" },
     {
       name: "GET /v1/agents/:id",
       sdk: () => client.agents.retrieve("agt_contract_review"),
-      raw: () => raw("/v1/agents/agt_contract_review"),
+      path: "/v1/agents/agt_contract_review",
     },
   ];
   const results = [];
   for (const route of routes) {
-    for (let i = 0; i < 50; i++) {
-      await route.sdk();
-      await route.raw();
-    }
-    const sdkRates = [];
-    const rawRates = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const [s, w] = await round(route.sdk, route.raw);
-      sdkRates.push(s);
-      rawRates.push(w);
-    }
-    const s = median(sdkRates);
-    const w = median(rawRates);
-    results.push({ route: route.name, sdk: s, raw: w });
-    console.log(`${route.name}: sdk ${s.toFixed(0)} calls/s, raw fetch ${w.toFixed(0)} calls/s, sdk/raw ${(s / w).toFixed(3)}`);
+    const sides = [route.sdk, () => raw(route.path), () => rawTimeout(route.path)];
+    for (let i = 0; i < 100; i++) for (const side of sides) await side();
+    const rounds = [];
+    for (let r = 0; r < ROUNDS; r++) rounds.push(await round(sides));
+    const ratio = median(rounds.map(([s, w]) => w / s));
+    const timeoutRatio = median(rounds.map(([s, , t]) => t / s));
+    const result = {
+      route: route.name,
+      sdk: 1000 / median(rounds.map(([s]) => s)),
+      raw: 1000 / median(rounds.map(([, w]) => w)),
+      rawTimeout: 1000 / median(rounds.map(([, , t]) => t)),
+      ratio,
+      timeoutRatio,
+    };
+    results.push(result);
+    console.log(
+      `${route.name}: sdk ${result.sdk.toFixed(0)} calls/s, raw fetch ${result.raw.toFixed(0)} calls/s, ` +
+        `raw fetch + timeout signal ${result.rawTimeout.toFixed(0)} calls/s; sdk/raw ${ratio.toFixed(3)} ` +
+        `(median of ${ROUNDS} rounds), sdk/(raw + timeout) ${timeoutRatio.toFixed(3)}`,
+    );
   }
-  const sdkAll = results.reduce((a, r) => a + r.sdk, 0) / results.length;
-  const rawAll = results.reduce((a, r) => a + r.raw, 0) / results.length;
-  const ratio = sdkAll / rawAll;
+  const mean = (f) => results.reduce((a, r) => a + f(r), 0) / results.length;
+  const ratio = mean((r) => r.ratio);
   console.log(
     JSON.stringify({
       bench: "client",
-      routes: results.map((r) => ({ route: r.route, sdk_calls_per_s: Math.round(r.sdk), raw_calls_per_s: Math.round(r.raw) })),
-      sdk_calls_per_s: Math.round(sdkAll),
-      raw_calls_per_s: Math.round(rawAll),
+      routes: results.map((r) => ({
+        route: r.route,
+        sdk_calls_per_s: Math.round(r.sdk),
+        raw_calls_per_s: Math.round(r.raw),
+        raw_timeout_calls_per_s: Math.round(r.rawTimeout),
+        ratio: Number(r.ratio.toFixed(3)),
+      })),
+      sdk_calls_per_s: Math.round(mean((r) => r.sdk)),
+      raw_calls_per_s: Math.round(mean((r) => r.raw)),
       ratio: Number(ratio.toFixed(3)),
       overhead_pct: Number(((1 / ratio - 1) * 100).toFixed(1)),
+      ratio_vs_raw_with_timeout: Number(mean((r) => r.timeoutRatio).toFixed(3)),
     }),
   );
 } finally {

@@ -215,3 +215,35 @@ test("error_classes_have_names_and_an_instanceof_chain", () => {
   assert.equal(w.code, "expired");
   assert.ok(w instanceof Error);
 });
+
+test("namespaces_are_one_object_each_and_with_response_gives_plain_headers", async () => {
+  const client = new sdk.DocAuto({ apiKey: KEY, baseUrl: emu.baseUrl, logLevel: "off" });
+  assert.equal(client.runs, client.runs);
+  assert.equal(client.agentRuns, client.agentRuns);
+  assert.notEqual(client.runs, new sdk.DocAuto({ apiKey: KEY, baseUrl: emu.baseUrl }).runs);
+  const { data, response } = await client.agents.list().withResponse();
+  assert.equal(data.object, "list");
+  assert.equal(response.status, 200);
+  assert.equal(Object.getPrototypeOf(response.headers), Object.prototype);
+  assert.match(response.headers["content-type"], /^application\/json/);
+  assert.equal(response.headers["x-request-id"], response.requestId);
+  assert.equal(response.idempotentReplay, false);
+  // A body that is not JSON on a 2xx is still the core's `non_json_body`, with the request id.
+  const html = new sdk.DocAuto({
+    apiKey: KEY,
+    baseUrl: "https://api.example.com",
+    maxRetries: 0,
+    logLevel: "off",
+    fetch: async () => new Response("<html>", { status: 200, headers: { "x-request-id": "req_html" } }),
+  });
+  const e = await rejectsWith(assert, html.agents.list(), sdk.APIError, "non_json_body");
+  assert.equal(e.requestId, "req_html");
+  // An empty 2xx body is `null`.
+  const empty = new sdk.DocAuto({
+    apiKey: KEY,
+    baseUrl: "https://api.example.com",
+    logLevel: "off",
+    fetch: async () => new Response("", { status: 200 }),
+  });
+  assert.equal(await empty.agents.list(), null);
+});

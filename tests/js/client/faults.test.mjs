@@ -102,3 +102,61 @@ test("abort_signal_ends_a_slow_call_with_user_abort_error", async () => {
   assert.ok(Date.now() - started < 1500);
   await emu.control("DELETE", "/faults");
 });
+
+/** A `fetch` that answers after `delayMs` with a 200 whose body never ends; records each init and body cancel. */
+function lateFetch(delayMs) {
+  const seen = { inits: [], cancelled: 0 };
+  seen.fetch = (url, init) => {
+    seen.inits.push(init);
+    return new Promise((resolve) =>
+      setTimeout(() => {
+        const body = new ReadableStream({
+          pull() {
+            return new Promise(() => {});
+          },
+          cancel() {
+            seen.cancelled += 1;
+          },
+        });
+        resolve(new Response(body, { status: 200, headers: { "content-type": "application/json" } }));
+      }, delayMs),
+    );
+  };
+  return seen;
+}
+
+test("without_a_signal_a_timed_out_attempt_is_abandoned_and_its_late_answer_released", async () => {
+  const once = lateFetch(400);
+  const quick = new sdk.DocAuto({
+    apiKey: KEY, baseUrl: "http://127.0.0.1:9", fetch: once.fetch, maxRetries: 0, timeoutMs: 40, logLevel: "off",
+  });
+  const started = Date.now();
+  await rejectsWith(assert, quick.agents.list(), sdk.APITimeoutError, "timeout");
+  assert.ok(Date.now() - started < 350, "the timeout fired on time, not when the answer came");
+
+  const late = lateFetch(150);
+  const client = new sdk.DocAuto({
+    apiKey: KEY, baseUrl: "http://127.0.0.1:9", fetch: late.fetch, maxRetries: 1, timeoutMs: 40, logLevel: "off",
+  });
+  await rejectsWith(assert, client.agents.list(), sdk.APITimeoutError, "timeout");
+  assert.equal(late.inits.length, 2, "the timed-out attempt was retried");
+  assert.ok(late.inits.every((init) => init.signal === undefined), "no signal is handed to fetch");
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(late.cancelled, 2, "each late answer's body was cancelled, closing its connection");
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(once.cancelled, 1);
+});
+
+test("with_a_signal_a_timed_out_attempt_is_aborted", async () => {
+  const late = lateFetch(150);
+  const client = new sdk.DocAuto({
+    apiKey: KEY, baseUrl: "http://127.0.0.1:9", fetch: late.fetch, maxRetries: 0, timeoutMs: 40, logLevel: "off",
+  });
+  const caller = new AbortController();
+  await rejectsWith(assert, client.agents.list({ signal: caller.signal }), sdk.APITimeoutError, "timeout");
+  assert.equal(late.inits.length, 1);
+  const signal = late.inits[0].signal;
+  assert.ok(signal && signal !== caller.signal, "the attempt ran under its own signal");
+  assert.equal(signal.aborted, true, "the timer aborted the request");
+  assert.equal(caller.signal.aborted, false, "the caller's signal is left alone");
+});
