@@ -228,6 +228,14 @@ impl Call {
         })
     }
 
+    /// Whether any 2xx answer whose body is JSON ends this call as a success with nothing more for the core to
+    /// read or log: a JSON route, at a log level below `info` (which would log the answer line). A host that decodes
+    /// bodies itself may then finish such an answer without reporting it; the success is the one
+    /// [`Call::on_response`] would give, with the `x-request-id` and `idempotent-replay` headers read as it reads them.
+    pub fn json_success_is_final(&self) -> bool {
+        self.spec.response == ResponseKind::Json && self.config.log_level < LogLevel::Info
+    }
+
     /// The idempotency key every attempt of this POST carries.
     pub fn idempotency_key(&self) -> Option<&str> {
         self.idempotency_key.as_deref()

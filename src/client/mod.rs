@@ -54,6 +54,7 @@ pub use request::{HttpRequest, Method, RequestSpec, ResponseKind, Target};
 pub use validate::validate_extraction_schema;
 
 use std::fmt;
+use std::sync::Arc;
 
 /// Default number of retries after the first attempt.
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
@@ -112,16 +113,19 @@ impl LogLevel {
 /// Client-wide settings. The API key is never printed: `Debug` shows `[redacted]`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ClientConfig {
-    api_key: String,
-    base_url: String,
-    base_origin: String,
+    // Shared, not copied: every call holds a clone of the config.
+    api_key: Arc<str>,
+    /// `Bearer <key>`, made once.
+    authorization: Arc<str>,
+    base_url: Arc<str>,
+    base_origin: Arc<str>,
     /// Retries after the first attempt (default 2).
     pub max_retries: u32,
     /// Per-attempt timeout in milliseconds (default 600 000).
     pub timeout_ms: u64,
     /// Largest `Retry-After` honoured; beyond it the error is returned with `retry_after_ms` set.
     pub max_retry_after_ms: u64,
-    default_headers: Vec<(String, String)>,
+    default_headers: Arc<[(String, String)]>,
     /// Logging threshold of [`Call::take_logs`].
     pub log_level: LogLevel,
 }
@@ -178,13 +182,14 @@ impl ClientConfig {
             ));
         }
         Ok(Self {
-            api_key: api_key.to_owned(),
-            base_url: trimmed.to_owned(),
-            base_origin,
+            api_key: api_key.into(),
+            authorization: format!("Bearer {api_key}").into(),
+            base_url: trimmed.into(),
+            base_origin: base_origin.into(),
             max_retries: DEFAULT_MAX_RETRIES,
             timeout_ms: DEFAULT_TIMEOUT_MS,
             max_retry_after_ms: DEFAULT_MAX_RETRY_AFTER_MS,
-            default_headers: Vec::new(),
+            default_headers: Arc::from(Vec::new()),
             log_level: LogLevel::default(),
         })
     }
@@ -232,11 +237,16 @@ impl ClientConfig {
             }
             out.push((name.to_ascii_lowercase(), value));
         }
-        self.default_headers = out;
+        self.default_headers = out.into();
         Ok(())
     }
 
     pub(crate) fn api_key(&self) -> &str {
         &self.api_key
+    }
+
+    /// The `authorization` header value, `Bearer <key>`.
+    pub(crate) fn authorization(&self) -> &str {
+        &self.authorization
     }
 }

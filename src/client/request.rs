@@ -280,11 +280,7 @@ pub(crate) fn build(
         set(&mut headers, "content-type", content_type);
     }
     if spec.auth && on_origin {
-        set(
-            &mut headers,
-            "authorization",
-            &format!("Bearer {}", config.api_key()),
-        );
+        set(&mut headers, "authorization", config.authorization());
     }
     if spec.method == Method::Post {
         if let Some(key) = parts.idempotency_key {

@@ -875,3 +875,43 @@ fn a_planners_wait_shrinks_to_fit_a_short_timeout() {
     );
     assert!(trace.requests[0].url.ends_with("?wait=120"));
 }
+
+#[test]
+fn json_success_is_final_only_for_json_routes_below_info() {
+    let mut quiet = config();
+    quiet.log_level = LogLevel::Warn;
+    let json = Call::new(&quiet, create_spec(), &CallOptions::default(), [1; 16]).unwrap();
+    assert!(json.json_success_is_final());
+    let void = Call::new(
+        &quiet,
+        webhooks::delete("we_1").unwrap(),
+        &CallOptions::default(),
+        [1; 16],
+    )
+    .unwrap();
+    assert!(!void.json_success_is_final(), "a 204 route is not JSON");
+    let mut chatty = config();
+    chatty.log_level = LogLevel::Info;
+    let logged = Call::new(&chatty, create_spec(), &CallOptions::default(), [1; 16]).unwrap();
+    assert!(
+        !logged.json_success_is_final(),
+        "at info the core logs the answer line, so it must see the answer"
+    );
+    // What a host that finishes such an answer itself must match: any 2xx with a JSON body succeeds, with the
+    // request id and the replay flag read from those two headers.
+    for status in [200, 201, 202] {
+        let trace = run(
+            create_spec(),
+            &CallOptions::default(),
+            vec![Reply::Http(
+                status,
+                h(&[("X-Request-Id", "req_9"), ("Idempotent-Replay", " TRUE ")]),
+                RUN,
+            )],
+        );
+        let response = trace.result.unwrap();
+        assert_eq!(response.status, status);
+        assert_eq!(response.request_id.as_deref(), Some("req_9"));
+        assert!(response.idempotent_replay);
+    }
+}

@@ -457,7 +457,7 @@ pub(crate) fn simple(
         Ok(stepper::drive(inner, call, data, &o.signal))
     });
     match started {
-        Ok(promise) => api_promise(&promise),
+        Ok(promise) => promise,
         Err(e) => api_promise(&Promise::reject(&error_to_js(&e))),
     }
 }

@@ -80,6 +80,95 @@ export function makePage(body, nextCursor, resource, params, options) {
 /** Longest delay `setTimeout` honours (a longer one fires at once in Node and browsers). */
 const MAX_TIMER_MS = 2_147_483_647;
 
+// Attempt deadlines. A `setTimeout` per attempt costs a call in Node tens of microseconds (its timer list is made and
+// torn down each time, with a native re-arm). Where a timer can be told not to hold the process open (Node and Bun:
+// `ref`/`unref`; Deno: `Deno.refTimer`/`Deno.unrefTimer`), deadlines share one timer instead: it is armed for the
+// earliest pending deadline and re-armed only when an earlier one arrives or when it fires, so a call whose deadline
+// is later than the armed one costs no timer work. It holds the process open while a deadline is pending (as a timer
+// per attempt would), and not once none is. Elsewhere (browsers, workerd, edge isolates, where a timer belongs to the
+// request that set it) each attempt keeps its own `setTimeout`.
+
+/** `{ cancel() }` of a deadline that calls `expire` once `ms` have passed (clamped to what timers honour). */
+function startDeadline(ms, expire) {
+  const delay = Math.min(Math.max(ms, 1), MAX_TIMER_MS);
+  if (sharedTimer()) {
+    const entry = new DeadlineEntry(now() + delay, expire);
+    if (deadlines.size === 0 && armed !== undefined) holdOpen(armed, true);
+    deadlines.add(entry);
+    if (entry.at < armedAt) arm(entry.at);
+    return entry;
+  }
+  const timer = setTimeout(expire, delay);
+  return { cancel: () => clearTimeout(timer) };
+}
+
+class DeadlineEntry {
+  constructor(at, expire) {
+    this.at = at;
+    this.expire = expire;
+  }
+
+  cancel() {
+    if (deadlines.delete(this) && deadlines.size === 0 && armed !== undefined) holdOpen(armed, false);
+  }
+}
+
+const deadlines = new Set();
+let armed;
+let armedAt = Infinity;
+let canUnref;
+
+const now = typeof performance === "object" && typeof performance?.now === "function" ? () => performance.now() : () => Date.now();
+
+function sharedTimer() {
+  if (canUnref === undefined) {
+    const probe = setTimeout(ignoreTimer, MAX_TIMER_MS);
+    const deno = globalThis.Deno;
+    canUnref =
+      (typeof probe?.ref === "function" && typeof probe?.unref === "function") ||
+      (typeof deno?.refTimer === "function" && typeof deno?.unrefTimer === "function");
+    clearTimeout(probe);
+  }
+  return canUnref;
+}
+
+function ignoreTimer() {}
+
+/** Lets `timer` keep the process open, or not. */
+function holdOpen(timer, hold) {
+  if (typeof timer?.ref === "function") {
+    if (hold) timer.ref();
+    else timer.unref();
+  } else if (hold) {
+    globalThis.Deno?.refTimer?.(timer);
+  } else {
+    globalThis.Deno?.unrefTimer?.(timer);
+  }
+}
+
+function arm(at) {
+  if (armed !== undefined) clearTimeout(armed);
+  armedAt = at;
+  armed = setTimeout(fire, Math.min(Math.max(at - now(), 1), MAX_TIMER_MS));
+  if (deadlines.size === 0) holdOpen(armed, false);
+}
+
+function fire() {
+  armed = undefined;
+  armedAt = Infinity;
+  const t = now();
+  let next = Infinity;
+  for (const entry of deadlines) {
+    if (entry.at <= t) {
+      deadlines.delete(entry);
+      entry.expire();
+    } else if (entry.at < next) {
+      next = entry.at;
+    }
+  }
+  if (next !== Infinity) arm(next);
+}
+
 function describe(error) {
   let out = typeof error === "string" ? error : String(error?.message ?? "fetch failed");
   const cause = error && typeof error === "object" ? error.cause : undefined;
@@ -93,11 +182,13 @@ function describe(error) {
  * decision stay in the wasm driver; this only performs the I/O, with one boundary crossing per attempt.
  *
  * `mode` says what to do with a 2xx body: 0 read it as text, 1 read its bytes, 2 parse it as JSON here (the data
- * never enters wasm; a body that does not parse is handed over as text, for the core to report). Resolves to
- * `{ status, head, headers, text, bytes, data, parsed }`: `head` is header text (`name\nvalue\n...`, lower-case
- * names) for the core, every header except after a JSON parse here, where the core only reads the request id, the
- * replay flag and `Location`; `headers` is the response's own `Headers`, turned into a plain object only if the
- * caller asks for `withResponse()`. Rejects with `{ kind: "timeout" | "aborted" | "connection", message }`.
+ * never enters wasm; a body that does not parse is handed over as text, for the core to report), 3 as 2, and a body
+ * that parses ends the call (the core said so: `Call::json_success_is_final`). Resolves to
+ * `{ status, head, headers, text, bytes, data, parsed, final, requestId, replay }`: `head` is header text
+ * (`name\nvalue\n...`, lower-case names) for the core, every header except after a JSON parse here, where the core
+ * only reads the request id, the replay flag and `Location` (and nothing in mode 3, where `requestId` and `replay`
+ * are read here as the core reads them); `headers` is the response's own `Headers`, turned into a plain object only
+ * if the caller asks for `withResponse()`. Rejects with `{ kind: "timeout" | "aborted" | "connection", message }`.
  *
  * Timeouts: with a caller's `signal`, the attempt runs under its own `AbortController`, which either the signal or
  * the timer aborts. Without one, no signal is handed to `fetch` (each costs the runtime an abort listener, about 5 %
@@ -110,7 +201,7 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
   return new Promise((resolve, reject) => {
     const controller = signal && typeof AbortController === "function" ? new AbortController() : undefined;
     let settled = false;
-    let timer;
+    let deadline;
     const onAbort = () => {
       controller?.abort();
       finish(reject, { kind: "aborted", message: "aborted" });
@@ -118,7 +209,7 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
     const finish = (settle, value) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      deadline?.cancel();
       if (signal) signal.removeEventListener?.("abort", onAbort);
       settle(value);
     };
@@ -129,10 +220,10 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
       }
       signal.addEventListener?.("abort", onAbort);
     }
-    timer = setTimeout(() => {
+    deadline = startDeadline(timeoutMs, () => {
       controller?.abort();
       finish(reject, { kind: "timeout", message: "timeout" });
-    }, Math.min(Math.max(timeoutMs, 1), MAX_TIMER_MS));
+    });
     const headers = {};
     if (headerLines) {
       const parts = headerLines.split("\n");
@@ -165,7 +256,7 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
         }
         return response.text().then((raw) => {
           const text = String(raw);
-          if (ok && mode === 2) {
+          if (ok && mode >= 2) {
             let data = null;
             let parsed = true;
             try {
@@ -175,9 +266,17 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
               parsed = false;
             }
             if (parsed) {
-              const result = answer(status, coreHeaderText(response.headers), response.headers, "", undefined);
+              const headers = response.headers;
+              const final = mode === 3 && typeof headers?.get === "function";
+              const result = answer(status, final ? "" : coreHeaderText(headers), headers, "", undefined);
               result.data = data;
               result.parsed = true;
+              if (final) {
+                // The core said such an answer ends the call: read its two headers as the core does.
+                result.final = true;
+                result.requestId = headers.get("x-request-id") ?? null;
+                result.replay = String(headers.get("idempotent-replay") ?? "").trim().toLowerCase() === "true";
+              }
               finish(resolve, result);
               return;
             }
@@ -200,7 +299,7 @@ function discard(response) {
 }
 
 function answer(status, head, headers, text, bytes) {
-  return { status, head, headers, text, bytes, data: undefined, parsed: false };
+  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false, requestId: null, replay: false };
 }
 
 /** Headers as `name\nvalue\n...` text, names in lower case (newlines inside values become spaces). */
@@ -267,47 +366,97 @@ export function withResponse(data, status, headers, requestId, idempotentReplay)
 
 // The JS-driven path of a single call (`stepper.rs`): the wasm handle decides every step, this loop performs it.
 
-/** A request to send (what `CallStepper.step()` returns to `drive`). */
-export function sendStep(url, method, headers, body, redirect, timeoutMs, mode) {
-  return { kind: 0, url, method, headers, body, redirect, timeoutMs, mode, value: undefined };
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/** A step of `CallStepper` (one shape for every kind). */
+class Step {
+  constructor(kind, url, method, headers, body, redirect, ms, mode, value) {
+    this.kind = kind;
+    this.url = url;
+    this.method = method;
+    this.headers = headers;
+    this.body = body;
+    this.redirect = redirect;
+    this.ms = ms;
+    this.mode = mode;
+    this.value = value;
+  }
+}
+
+/** A request to send. */
+export function sendStep(url, method, headers, body, follow, timeoutMs, mode) {
+  return new Step(0, url, METHODS[method] ?? "GET", headers, body, follow ? "follow" : "manual", timeoutMs, mode, undefined);
 }
 
 /** A pause before the next attempt. */
 export function pauseStep(ms) {
-  return { kind: 1, url: "", method: "", headers: "", body: undefined, redirect: "", timeoutMs: ms, mode: 0, value: undefined };
+  return new Step(1, "", "", "", undefined, "", ms, 0, undefined);
 }
 
-/** The end of the call: `{ data, response }`, or the error to throw. */
-export function endStep(ok, value) {
-  return { kind: ok ? 2 : 3, url: "", method: "", headers: "", body: undefined, redirect: "", timeoutMs: 0, mode: 0, value };
+/** The call succeeded with the last answer: its status, request id and replay flag, as the core read them. */
+export function doneStep(status, requestId, idempotentReplay) {
+  return new Step(2, "", "", "", undefined, "", 0, 0, { status, requestId, idempotentReplay });
+}
+
+/** The call failed: the error to throw. */
+export function failStep(error) {
+  return new Step(3, "", "", "", undefined, "", 0, 0, error);
 }
 
 /**
- * Runs a `CallStepper` to its end: sends, pauses and checks the caller's signal where its steps say. Resolves to
- * `{ data, response }` or rejects with the `errors.js` class of the failure. The handle is freed at the end.
+ * Runs a `CallStepper` to its end: sends, pauses and checks the caller's signal where its steps say. Returns the
+ * `APIPromise` of the call: its data, with `withResponse()`; rejects with the `errors.js` class of the failure. The
+ * handle is freed at the end.
  */
-export async function drive(stepper, fetchFn, signal) {
+export function drive(stepper, fetchFn, signal) {
+  const holder = { answered: undefined };
+  const data = run(stepper, fetchFn, signal, holder);
+  data[HOLDER] = holder;
+  data.withResponse = holderWithResponse;
+  return data;
+}
+
+const HOLDER = Symbol("docauto.answered");
+
+/** `withResponse()` of a driven call: `{ data, response }` once the call has ended. */
+function holderWithResponse() {
+  const holder = this[HOLDER];
+  return this.then(() => holder.answered.plain());
+}
+
+async function run(stepper, fetchFn, signal, holder) {
   try {
+    let step = stepper.step();
+    let answer;
     for (;;) {
-      const step = stepper.step();
       if (step.kind === 0) {
         if (signal?.aborted) {
           stepper.abort();
+          step = stepper.step();
           continue;
         }
         const started = Date.now();
-        let answer;
         try {
-          answer = await attempt(fetchFn, step.url, step.method, step.headers, step.body, step.redirect, step.timeoutMs, signal, step.mode);
+          answer = await attempt(fetchFn, step.url, step.method, step.headers, step.body, step.redirect, step.ms, signal, step.mode);
         } catch (failure) {
-          stepper.onFailure(failure, Date.now() - started);
+          step = stepper.onFailure(failure, Date.now() - started);
           continue;
         }
-        stepper.onAnswer(answer, Date.now() - started);
+        if (answer.final) {
+          const answered = new Answered(answer.data, answer.status, answer.headers, answer.requestId, answer.replay);
+          holder.answered = answered;
+          return answered.data;
+        }
+        step = stepper.onAnswer(answer, Date.now() - started);
       } else if (step.kind === 1) {
-        if (!(await pause(step.timeoutMs, signal))) stepper.abort();
+        if (!(await pause(step.ms, signal))) stepper.abort();
+        step = stepper.step();
       } else if (step.kind === 2) {
-        return step.value;
+        const { status, requestId, idempotentReplay } = step.value;
+        // A JSON route's 2xx was parsed here (one that did not parse failed the call); a 204 route has no data.
+        const answered = new Answered(answer?.parsed ? answer.data : undefined, status, answer?.headers, requestId, idempotentReplay);
+        holder.answered = answered;
+        return answered.data;
       } else {
         throw step.value;
       }

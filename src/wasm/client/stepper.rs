@@ -8,35 +8,33 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::convert::{self, error_to_js};
+use super::convert::error_to_js;
 use super::driver::{AttemptAnswer, BodyKind};
 use super::{Data, Inner};
-use crate::client::{Action, ApiError, Call, Env, TransportError};
+use crate::client::{Action, ApiError, Call, Env, Method, TransportError};
 use crate::wasm::interop;
 
 #[wasm_bindgen(module = "/src/wasm/client/promise.js")]
 extern "C" {
     #[wasm_bindgen(js_name = drive)]
-    fn drive_js(
-        stepper: CallStepper,
-        fetch: Option<js_sys::Function>,
-        signal: &JsValue,
-    ) -> js_sys::Promise;
+    fn drive_js(stepper: CallStepper, fetch: Option<js_sys::Function>, signal: &JsValue)
+        -> JsValue;
     #[wasm_bindgen(js_name = sendStep)]
-    #[allow(clippy::too_many_arguments)]
     fn send_step(
         url: &str,
-        method: &str,
+        method: u8,
         header_lines: &str,
         body: &JsValue,
-        redirect: &str,
+        follow: bool,
         timeout_ms: f64,
         mode: u8,
     ) -> JsValue;
     #[wasm_bindgen(js_name = pauseStep)]
     fn pause_step(ms: f64) -> JsValue;
-    #[wasm_bindgen(js_name = endStep)]
-    fn end_step(ok: bool, value: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = doneStep)]
+    fn done_step(status: u16, request_id: Option<String>, idempotent_replay: bool) -> JsValue;
+    #[wasm_bindgen(js_name = failStep)]
+    fn fail_step(error: &JsValue) -> JsValue;
 }
 
 /// One call in flight on the JS-driven path. Internal: the package does not export it.
@@ -45,13 +43,6 @@ pub struct CallStepper {
     inner: Rc<Inner>,
     call: Call,
     data: Data,
-    last: Option<Last>,
-}
-
-/// What the last answer left for the result.
-struct Last {
-    answer: AttemptAnswer,
-    text: String,
 }
 
 fn env() -> Env {
@@ -61,19 +52,28 @@ fn env() -> Env {
     }
 }
 
-/// Starts `call` on the JS-driven path: the `{ data, response }` promise an `APIPromise` wraps.
-pub(crate) fn drive(
-    inner: &Rc<Inner>,
-    call: Call,
-    data: Data,
-    signal: &JsValue,
-) -> js_sys::Promise {
+/// `attempt`'s mode 3: like [`BodyKind::Json`], and a 2xx whose body parses ends the call in JS (see
+/// [`Call::json_success_is_final`]), with the request id and replay flag read from its headers.
+const FINAL_JSON_MODE: u8 = 3;
+
+/// The `method` argument of `sendStep` (an index into its table of names).
+fn method_code(method: Method) -> u8 {
+    match method {
+        Method::Get => 0,
+        Method::Post => 1,
+        Method::Put => 2,
+        Method::Patch => 3,
+        Method::Delete => 4,
+    }
+}
+
+/// Starts `call` on the JS-driven path: its `APIPromise`.
+pub(crate) fn drive(inner: &Rc<Inner>, call: Call, data: Data, signal: &JsValue) -> JsValue {
     let fetch = inner.fetch.clone();
     let stepper = CallStepper {
         inner: inner.clone(),
         call,
         data,
-        last: None,
     };
     drive_js(stepper, fetch, signal)
 }
@@ -100,9 +100,8 @@ pub(crate) fn check_signal(signal: &JsValue) -> Result<(), ApiError> {
 
 #[wasm_bindgen]
 impl CallStepper {
-    /// The next step: `{ kind: 0, url, method, headers, body, redirect, timeoutMs, mode }` to send,
-    /// `{ kind: 1, timeoutMs }` to pause that long, `{ kind: 2, value }` at the end (`{ data, response }`), `{ kind: 3, value }` on
-    /// failure (the error to throw).
+    /// The next step (made by the `*Step` helpers of `promise.js`): send, pause, done (status, request id, replay
+    /// flag; JS builds the result from the answer it holds) or failed (the error to throw).
     pub fn step(&mut self) -> JsValue {
         let action = self.call.next();
         self.flush(None);
@@ -119,61 +118,42 @@ impl CallStepper {
                     .body
                     .as_deref()
                     .map_or(JsValue::UNDEFINED, JsValue::from_str);
-                let redirect = if request.follow_redirects {
-                    "follow"
-                } else {
-                    "manual"
-                };
                 let mode = match self.data {
-                    Data::Json => BodyKind::Json,
-                    Data::Void => BodyKind::Text,
+                    // The core needs nothing more of a JSON 2xx: JS parses it and ends the call itself.
+                    Data::Json if self.call.json_success_is_final() => FINAL_JSON_MODE,
+                    Data::Json => BodyKind::Json.mode(),
+                    Data::Void => BodyKind::Text.mode(),
                 };
                 send_step(
                     &request.url,
-                    request.method.as_str(),
+                    method_code(request.method),
                     &headers,
                     &body,
-                    redirect,
+                    request.follow_redirects,
                     request.timeout_ms as f64,
-                    mode.mode(),
+                    mode,
                 )
             }
             Action::Sleep { ms } => pause_step(ms as f64),
-            Action::Done(Ok(response)) => {
-                let (headers, parsed, text) = match &self.last {
-                    Some(last) => (
-                        last.answer.headers(),
-                        (last.answer.parsed().as_bool() == Some(true)).then(|| last.answer.data()),
-                        last.text.as_str(),
-                    ),
-                    None => (JsValue::UNDEFINED, None, ""),
-                };
-                let data = match (self.data, parsed) {
-                    (Data::Void, _) => JsValue::UNDEFINED,
-                    (Data::Json, Some(value)) => value,
-                    (Data::Json, None) => convert::parse_json(text),
-                };
-                let value = super::with_response_js(
-                    &data,
-                    response.status,
-                    &headers,
-                    response.request_id,
-                    response.idempotent_replay,
-                );
-                end_step(true, &value)
-            }
-            Action::Done(Err(error)) => end_step(false, &error_to_js(&error)),
+            // JS builds the result from the answer it holds: its parsed body (a `Data::Json` route's 2xx is always
+            // parsed there; a body that did not parse failed the call) and its `Headers`.
+            Action::Done(Ok(response)) => done_step(
+                response.status,
+                response.request_id,
+                response.idempotent_replay,
+            ),
+            Action::Done(Err(error)) => fail_step(&error_to_js(&error)),
         }
     }
 
-    /// Reports what `attempt` resolved to; `elapsed_ms` goes into the debug log line.
+    /// Reports what `attempt` resolved to (`elapsed_ms` goes into the debug log line); returns the next step.
     #[wasm_bindgen(js_name = onAnswer)]
-    pub fn on_answer(&mut self, answer: JsValue, elapsed_ms: f64) {
+    pub fn on_answer(&mut self, answer: JsValue, elapsed_ms: f64) -> JsValue {
         if !answer.is_object() {
             self.call
                 .on_transport_error(TransportError::Connection("fetch failed".to_owned()), env());
             self.flush(Some(elapsed_ms));
-            return;
+            return self.step();
         }
         let answer: AttemptAnswer = answer.unchecked_into();
         let status = answer
@@ -188,17 +168,27 @@ impl CallStepper {
         } else {
             answer.text().as_string().unwrap_or_default()
         };
-        self.call.on_response(status, &head, &text, env());
-        self.last = Some(Last { answer, text });
+        // The clock and the jitter only serve a failed answer (`Retry-After` dates, backoff): a 2xx skips reading them.
+        let env = if (200..300).contains(&status) {
+            Env {
+                now_ms: 0,
+                jitter: 0.0,
+            }
+        } else {
+            env()
+        };
+        self.call.on_response(status, &head, &text, env);
         self.flush(Some(elapsed_ms));
+        self.step()
     }
 
-    /// Reports what `attempt` rejected with (`{ kind, message }`).
+    /// Reports what `attempt` rejected with (`{ kind, message }`); returns the next step.
     #[wasm_bindgen(js_name = onFailure)]
-    pub fn on_failure(&mut self, failure: JsValue, elapsed_ms: f64) {
+    pub fn on_failure(&mut self, failure: JsValue, elapsed_ms: f64) -> JsValue {
         let error = super::driver::transport_error(&failure);
         self.call.on_transport_error(error, env());
         self.flush(Some(elapsed_ms));
+        self.step()
     }
 
     /// The caller's signal fired: the next step ends the call with `APIUserAbortError`.

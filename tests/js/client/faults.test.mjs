@@ -160,3 +160,55 @@ test("with_a_signal_a_timed_out_attempt_is_aborted", async () => {
   assert.equal(signal.aborted, true, "the timer aborted the request");
   assert.equal(caller.signal.aborted, false, "the caller's signal is left alone");
 });
+
+test("shared_deadline_timer_rearms_for_an_earlier_deadline", async () => {
+  const hang = () => new Promise(() => {});
+  const slow = new sdk.DocAuto({ apiKey: KEY, baseUrl: "http://127.0.0.1:9", fetch: hang, maxRetries: 0, timeoutMs: 60_000, logLevel: "off" });
+  const quick = new sdk.DocAuto({ apiKey: KEY, baseUrl: "http://127.0.0.1:9", fetch: hang, maxRetries: 0, timeoutMs: 80, logLevel: "off" });
+  const controller = new AbortController();
+  const pending = slow.agents.list({ signal: controller.signal }).catch((e) => e);
+  const started = Date.now();
+  await rejectsWith(assert, quick.agents.list(), sdk.APITimeoutError, "timeout");
+  assert.ok(Date.now() - started < 1000, "the later 60 s deadline did not delay the 80 ms one");
+  controller.abort();
+  assert.ok((await pending) instanceof sdk.APIUserAbortError);
+});
+
+/** Runs `code` (an ES module body with `sdk` in scope) in a child Node process; resolves to its exit and output. */
+async function inChild(code) {
+  const { spawn } = await import("node:child_process");
+  const { pathToFileURL } = await import("node:url");
+  const { ROOT } = await import("./harness.mjs");
+  const entry = pathToFileURL(join(ROOT, "pkg", "node.js")).href;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", `import * as sdk from ${JSON.stringify(entry)};\n${code}`], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (c) => (out += c));
+  child.stderr.on("data", (c) => (out += c));
+  const started = Date.now();
+  const code_ = await new Promise((resolve) => child.on("exit", resolve));
+  return { code: code_, out, ms: Date.now() - started };
+}
+
+test("a_finished_call_leaves_no_timer_holding_the_process_open", async () => {
+  const r = await inChild(`
+    const client = new sdk.DocAuto({ apiKey: "sk_test_x", baseUrl: "https://api.example.com", logLevel: "off",
+      fetch: async () => new Response("{}", { status: 200, headers: { "content-type": "application/json" } }) });
+    await client.agents.list();
+    console.log("done");
+  `);
+  assert.equal(r.code, 0, r.out);
+  assert.match(r.out, /done/);
+  assert.ok(r.ms < 5000, `the process exited after ${r.ms} ms (a 10 min deadline timer would hold it)`);
+});
+
+test("a_pending_deadline_holds_the_process_open_until_it_fires", async () => {
+  const r = await inChild(`
+    const client = new sdk.DocAuto({ apiKey: "sk_test_x", baseUrl: "https://api.example.com", logLevel: "off",
+      maxRetries: 0, timeoutMs: 300, fetch: () => new Promise(() => {}) });
+    try { await client.agents.list(); } catch (e) { console.log(e.code); }
+  `);
+  assert.equal(r.code, 0, r.out);
+  assert.match(r.out, /timeout/, "the timeout fired instead of the process exiting with the call unsettled");
+});
