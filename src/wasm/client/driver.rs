@@ -96,6 +96,16 @@ extern "C" {
     pub(super) fn message(this: &AttemptAnswer) -> JsValue;
 }
 
+impl AttemptAnswer {
+    /// The answer's HTTP status (0 when it is not a number a status can be).
+    pub(super) fn http_status(&self) -> u16 {
+        self.status()
+            .as_f64()
+            .filter(|s| (0.0..1000.0).contains(s))
+            .map_or(0, |s| s as u16)
+    }
+}
+
 struct Answer {
     status: u16,
     head: Vec<(String, String)>,
@@ -270,13 +280,7 @@ impl<'a> Ctx<'a> {
         raw_body: Option<&JsValue>,
         kind: BodyKind,
     ) -> Result<Answer, TransportError> {
-        let mut headers = String::new();
-        for (name, value) in &request.headers {
-            headers.push_str(name);
-            headers.push('\n');
-            headers.push_str(value);
-            headers.push('\n');
-        }
+        let headers = header_lines(request);
         let body = match (&request.body, request.raw_body, raw_body) {
             (Some(text), _, _) => JsValue::from_str(text),
             (None, true, Some(bytes)) => bytes.clone(),
@@ -301,11 +305,7 @@ impl<'a> Ctx<'a> {
         match JsFuture::from(pending).await {
             Ok(answer) => {
                 let answer: AttemptAnswer = answer.unchecked_into();
-                let status = answer
-                    .status()
-                    .as_f64()
-                    .filter(|s| (0.0..1000.0).contains(s))
-                    .map_or(0, |s| s as u16);
+                let status = answer.http_status();
                 let bytes = answer.bytes();
                 let parsed = answer.parsed().as_bool() == Some(true);
                 Ok(Answer {
@@ -331,6 +331,18 @@ impl<'a> Ctx<'a> {
             self.inner.log(&record, elapsed);
         }
     }
+}
+
+/// A request's headers as the `name\nvalue\n...` text `attempt` takes (one string across the boundary).
+pub(super) fn header_lines(request: &HttpRequest) -> String {
+    let mut lines = String::new();
+    for (name, value) in &request.headers {
+        lines.push_str(name);
+        lines.push('\n');
+        lines.push_str(value);
+        lines.push('\n');
+    }
+    lines
 }
 
 /// The core's view of what `attempt` rejected with (`{ kind, message }`).

@@ -107,13 +107,7 @@ impl CallStepper {
         self.flush(None);
         match action {
             Action::Send(request) => {
-                let mut headers = String::new();
-                for (name, value) in &request.headers {
-                    headers.push_str(name);
-                    headers.push('\n');
-                    headers.push_str(value);
-                    headers.push('\n');
-                }
+                let headers = super::driver::header_lines(&request);
                 let body = request
                     .body
                     .as_deref()
@@ -156,11 +150,7 @@ impl CallStepper {
             return self.step();
         }
         let answer: AttemptAnswer = answer.unchecked_into();
-        let status = answer
-            .status()
-            .as_f64()
-            .filter(|s| (0.0..1000.0).contains(s))
-            .map_or(0, |s| s as u16);
+        let status = answer.http_status();
         let head = super::driver::parse_header_text(&answer.head().as_string().unwrap_or_default());
         // A body JS parsed stays in JS: the core sees none (an empty body, which it reads as `null`).
         let text = if answer.parsed().as_bool() == Some(true) {
