@@ -119,7 +119,8 @@ fn aborted() -> ApiError {
     ApiError::new(ErrorKind::UserAbort, "aborted", "the call was aborted")
 }
 
-fn env() -> Env {
+/// The clock and a jitter number, for the core's retry decisions.
+pub(super) fn env() -> Env {
     Env {
         now_ms: js_sys::Date::now() as u64,
         jitter: js_sys::Math::random(),
@@ -132,9 +133,7 @@ impl<'a> Ctx<'a> {
     /// # Errors
     /// `invalid_request` at `signal` when the signal is not an `AbortSignal`.
     pub fn new(inner: &'a Inner, options: CallOptions, signal: &JsValue) -> Result<Self, ApiError> {
-        let abort = AbortWatch::new(signal).map_err(|()| {
-            ApiError::validation("invalid_request", "signal", "must be an AbortSignal")
-        })?;
+        let abort = AbortWatch::new(signal).map_err(|()| invalid_signal())?;
         Ok(Self {
             inner,
             options,
@@ -165,17 +164,11 @@ impl<'a> Ctx<'a> {
         raw_body: Option<&JsValue>,
         kind: BodyKind,
     ) -> Result<Outcome, ApiError> {
-        // Only a POST draws an idempotency key from the random bytes.
-        let random = if spec.method == Method::Post {
-            platform::random_bytes()
-        } else {
-            [0; 16]
-        };
-        let mut call = Call::new(&self.inner.config, spec, &self.options, random)?;
+        let mut call = self.inner.start_call(spec, &self.options)?;
         let mut last: Option<Answer> = None;
         loop {
             let action = call.next();
-            self.flush(&mut call, None);
+            self.inner.flush(&mut call, None);
             match action {
                 Action::Send(request) => {
                     if self.is_aborted() {
@@ -190,7 +183,8 @@ impl<'a> Ctx<'a> {
                         }
                         Err(e) => call.on_transport_error(e, env()),
                     }
-                    self.flush(&mut call, Some(js_sys::Date::now() - started));
+                    self.inner
+                        .flush(&mut call, Some(js_sys::Date::now() - started));
                 }
                 Action::Sleep { ms } => {
                     if !self.sleep(ms).await {
@@ -320,17 +314,11 @@ impl<'a> Ctx<'a> {
             Err(failure) => Err(transport_error(&failure)),
         }
     }
+}
 
-    /// Hands the call's log lines to the logger; `elapsed` (ms) is appended to the lines of an answer.
-    fn flush(&self, call: &mut Call, elapsed: Option<f64>) {
-        let logs = call.take_logs();
-        if logs.is_empty() {
-            return;
-        }
-        for record in logs {
-            self.inner.log(&record, elapsed);
-        }
-    }
+/// The error of a `signal` option that is not an `AbortSignal`.
+pub(super) fn invalid_signal() -> ApiError {
+    ApiError::validation("invalid_request", "signal", "must be an AbortSignal")
 }
 
 /// A request's headers as the `name\nvalue\n...` text `attempt` takes (one string across the boundary).
@@ -374,6 +362,30 @@ pub(super) fn parse_header_text(text: &str) -> Vec<(String, String)> {
 }
 
 impl Inner {
+    /// Prepares a call of the core. Only a POST draws an idempotency key from the random bytes.
+    ///
+    /// # Errors
+    /// The core's refusal of the options (see [`Call::new`]).
+    pub(super) fn start_call(
+        &self,
+        spec: RequestSpec,
+        options: &CallOptions,
+    ) -> Result<Call, ApiError> {
+        let random = if spec.method == Method::Post {
+            platform::random_bytes()
+        } else {
+            [0; 16]
+        };
+        Call::new(&self.config, spec, options, random)
+    }
+
+    /// Hands the call's log lines to the logger; `elapsed` (ms) is appended to the lines of an answer.
+    pub(super) fn flush(&self, call: &mut Call, elapsed: Option<f64>) {
+        for record in call.take_logs() {
+            self.log(&record, elapsed);
+        }
+    }
+
     /// Writes one log line to the `logger` option or the console. Lines never hold the key, bodies or queries.
     pub(super) fn log(&self, record: &LogRecord, elapsed: Option<f64>) {
         let method = match record.level {

@@ -447,13 +447,7 @@ pub(crate) fn simple(
     let started = prepare(&options, &[]).and_then(|o| {
         let spec = build()?;
         stepper::check_signal(&o.signal)?;
-        // Only a POST draws an idempotency key from the random bytes.
-        let random = if spec.method == client::Method::Post {
-            platform::random_bytes()
-        } else {
-            [0; 16]
-        };
-        let call = client::Call::new(&inner.config, spec, &o.core, random)?;
+        let call = inner.start_call(spec, &o.core)?;
         Ok(stepper::drive(inner, call, data, &o.signal))
     });
     match started {

@@ -443,9 +443,8 @@ async function run(stepper, fetchFn, signal, holder) {
           continue;
         }
         if (answer.final) {
-          const answered = new Answered(answer.data, answer.status, answer.headers, answer.requestId, answer.replay);
-          holder.answered = answered;
-          return answered.data;
+          holder.answered = new Answered(answer.data, answer.status, answer.headers, answer.requestId, answer.replay);
+          return answer.data;
         }
         step = stepper.onAnswer(answer, Date.now() - started);
       } else if (step.kind === 1) {
@@ -454,9 +453,9 @@ async function run(stepper, fetchFn, signal, holder) {
       } else if (step.kind === 2) {
         const { status, requestId, idempotentReplay } = step.value;
         // A JSON route's 2xx was parsed here (one that did not parse failed the call); a 204 route has no data.
-        const answered = new Answered(answer?.parsed ? answer.data : undefined, status, answer?.headers, requestId, idempotentReplay);
-        holder.answered = answered;
-        return answered.data;
+        const data = answer?.parsed ? answer.data : undefined;
+        holder.answered = new Answered(data, status, answer?.headers, requestId, idempotentReplay);
+        return data;
       } else {
         throw step.value;
       }

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::convert::error_to_js;
-use super::driver::{AttemptAnswer, BodyKind};
+use super::driver::{env, AttemptAnswer, BodyKind};
 use super::{Data, Inner};
 use crate::client::{Action, ApiError, Call, Env, Method, TransportError};
 use crate::wasm::interop;
@@ -43,13 +43,6 @@ pub struct CallStepper {
     inner: Rc<Inner>,
     call: Call,
     data: Data,
-}
-
-fn env() -> Env {
-    Env {
-        now_ms: js_sys::Date::now() as u64,
-        jitter: js_sys::Math::random(),
-    }
 }
 
 /// `attempt`'s mode 3: like [`BodyKind::Json`], and a 2xx whose body parses ends the call in JS (see
@@ -90,11 +83,7 @@ pub(crate) fn check_signal(signal: &JsValue) -> Result<(), ApiError> {
     if signal.is_object() && listens {
         Ok(())
     } else {
-        Err(ApiError::validation(
-            "invalid_request",
-            "signal",
-            "must be an AbortSignal",
-        ))
+        Err(super::driver::invalid_signal())
     }
 }
 
@@ -187,8 +176,6 @@ impl CallStepper {
     }
 
     fn flush(&mut self, elapsed: Option<f64>) {
-        for record in self.call.take_logs() {
-            self.inner.log(&record, elapsed);
-        }
+        self.inner.flush(&mut self.call, elapsed);
     }
 }
