@@ -42,6 +42,13 @@ pub fn advance(run: &mut AgentRun, agent: &Agent, now: i64, ctx: &Ctx<'_>, st: &
     if is_terminal(&run.status) {
         return;
     }
+    if run.status == "paused" {
+        if now >= run.expires_ms {
+            run.paused = None;
+            expire(run, now);
+        }
+        return;
+    }
     let horizon = now.min(run.expires_ms);
     if run.status == "queued" {
         let ready = run.input_files.iter().all(|id| {
@@ -356,6 +363,58 @@ fn expire(run: &mut AgentRun, _now: i64) {
         "the run passed its deadline (expiresAt)".into(),
     ));
     push_event(run, "agent_run.failed", run.expires_ms, None);
+}
+
+/// Pauses an unfinished run (`model_error` or `system_error`): nothing advances until [`resume`]. The spec lists
+/// no event for a pause; reads show `status: paused` and `paused: {reason}`.
+///
+/// # Errors
+/// The run is already finished or paused (its status).
+pub fn pause(run: &mut AgentRun, reason: &str, now: i64) -> Result<(), String> {
+    if is_terminal(&run.status) || run.status == "paused" {
+        return Err(run.status.clone());
+    }
+    run.paused = Some(crate::state::Paused {
+        reason: reason.into(),
+        since_ms: now,
+        resume_to: run.status.clone(),
+    });
+    run.status = "paused".into();
+    Ok(())
+}
+
+/// Resumes a paused run where it stopped: agent work in progress is due later by the time spent paused.
+///
+/// # Errors
+/// The run is not paused (its status).
+pub fn resume(run: &mut AgentRun, now: i64) -> Result<(), String> {
+    let Some(p) = run.paused.take().filter(|_| run.status == "paused") else {
+        return Err(run.status.clone());
+    };
+    let gap = (now - p.since_ms).max(0);
+    for t in run.tasks.iter_mut().filter(|t| t.status == "in_progress") {
+        if let Some(d) = t.due_ms.as_mut() {
+            *d += gap;
+        }
+    }
+    run.status = p.resume_to;
+    Ok(())
+}
+
+/// Cancels an unfinished run (paused ones too): status `cancelled`, `error.code` `run_cancelled`, one
+/// `agent_run.failed` (spec, Agent-run payloads).
+///
+/// # Errors
+/// The run is already finished (its status).
+pub fn cancel(run: &mut AgentRun, now: i64) -> Result<(), String> {
+    if is_terminal(&run.status) {
+        return Err(run.status.clone());
+    }
+    run.paused = None;
+    run.status = "cancelled".into();
+    run.error = Some(("run_cancelled".into(), "the run was cancelled".into()));
+    push_event(run, "agent_run.failed", now, None);
+    Ok(())
 }
 
 /// Outstanding `(approvals, human tasks)`.

@@ -73,6 +73,9 @@ pub fn run_json(app: &App, st: &State, run: &AgentRun) -> Value {
         if run.status == "waiting" {
             o.insert("waiting".into(), agent_engine::waiting_json(run));
         }
+        if let (true, Some(p)) = (run.status == "paused", &run.paused) {
+            o.insert("paused".into(), json!({"reason": p.reason}));
+        }
         if let Some(r) = &run.result {
             o.insert("result".into(), r.clone().into());
         }
@@ -141,7 +144,11 @@ async fn hold(app: &App, run_id: &str, wait: u64, mut retries: bool) -> String {
             .get(run_id)
             .map(|r| r.status.clone())
             .unwrap_or_default();
-        if is_terminal(&status) || status == "waiting" || Instant::now() >= deadline {
+        if is_terminal(&status)
+            || status == "waiting"
+            || status == "paused"
+            || Instant::now() >= deadline
+        {
             return status;
         }
         let left = deadline.saturating_duration_since(Instant::now());
@@ -181,20 +188,26 @@ pub async fn create(
     let q = body::query_pairs(q.as_deref());
     let wait = body::wait(&q, 60)?;
     let idem = body::idempotency_key(&headers).map(|k| format!("{}|agent-runs|{k}", c.org));
+    // the key is reserved before the first await; a concurrent request with it waits, then replays
+    let mut reservation = None;
     if let Some(k) = &idem {
-        let prior = lock(&app.state).idempotency.get(k).cloned();
-        if let Some(id) = prior {
-            observe(&app, &id, true).await;
-            let st = lock(&app.state);
-            let run = visible(&st, &c, &id, app.config.scope_keys)?;
-            let code = if is_terminal(&run.status) {
-                StatusCode::OK
-            } else {
-                StatusCode::ACCEPTED
-            };
-            return Ok(replay_header(
-                (code, Json(run_json(&app, &st, run))).into_response(),
-            ));
+        match crate::idempotency::claim(&app, k).await {
+            crate::idempotency::Claim::Reserved(r) => reservation = Some(r),
+            crate::idempotency::Claim::Replay(id) => {
+                // isolation: the replaying key must see the run before it is advanced
+                visible(&lock(&app.state), &c, &id, app.config.scope_keys)?;
+                observe(&app, &id, true).await;
+                let st = lock(&app.state);
+                let run = visible(&st, &c, &id, app.config.scope_keys)?;
+                let code = if is_terminal(&run.status) {
+                    StatusCode::OK
+                } else {
+                    StatusCode::ACCEPTED
+                };
+                return Ok(replay_header(
+                    (code, Json(run_json(&app, &st, run))).into_response(),
+                ));
+            }
         }
     }
     app.check_credits(&c.org)?;
@@ -228,6 +241,15 @@ pub async fn create(
     let mut input = Vec::new();
     for (i, f) in files.iter().enumerate() {
         input.push(crate::files::resolve_ref(&app, &c.org, f, &format!("files[{i}]"), None).await?);
+    }
+    {
+        let st = lock(&app.state);
+        let total: u64 = input
+            .iter()
+            .filter_map(|f| st.files.get(f))
+            .map(|f| f.bytes.len() as u64)
+            .sum();
+        app.check_dispatch_budget(total)?;
     }
     let now = app.now_ms();
     {
@@ -270,12 +292,11 @@ pub async fn create(
             expires_ms: now + RUN_LIFETIME_MS,
             started_ms: None,
             pending_events: Vec::new(),
+            paused: None,
             seq,
         };
         st.agent_runs.insert(id.clone(), run);
-        if let Some(k) = idem {
-            st.idempotency.insert(k, id.clone());
-        }
+        crate::idempotency::commit(&mut st, idem, &id);
         let prepared = input.iter().all(|f| {
             st.files
                 .get(f)
@@ -291,6 +312,8 @@ pub async fn create(
             return Ok((StatusCode::ACCEPTED, Json(run)).into_response());
         }
     }
+    // committed with the run: concurrent holders of the key replay it from here on
+    drop(reservation);
     let status = hold(&app, &id, wait, true).await;
     if is_terminal(&status) {
         return Ok((StatusCode::OK, Json(full(&app, &id))).into_response());
@@ -426,7 +449,7 @@ pub async fn decide(
                 ),
             ));
         }
-        if is_terminal(&run.status) {
+        if is_terminal(&run.status) || run.status == "paused" {
             return Err(ApiError::conflict(
                 "run_not_active",
                 format!("the run is {} and takes no more decisions", run.status),
@@ -524,7 +547,7 @@ pub async fn complete_task(
                 "the steps this one depends on are not finished",
             ));
         }
-        if is_terminal(&run.status) {
+        if is_terminal(&run.status) || run.status == "paused" {
             return Err(ApiError::conflict(
                 "run_not_active",
                 format!("the run is {} and takes no more work", run.status),

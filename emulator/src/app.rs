@@ -23,6 +23,10 @@ pub enum FaultKind {
     DropAfterCommit,
     /// The answer is held this many milliseconds.
     Slow(u64),
+    /// 422 `ambiguous_capability` (what the service answers when a saved redact action lacks a target).
+    AmbiguousCapability,
+    /// `upstream_error` with this status (4xx or 5xx), `retryable: false`.
+    Upstream(u16),
 }
 
 /// The running emulator.
@@ -44,7 +48,8 @@ pub struct App {
     /// Outgoing client.
     pub http: HttpClient,
     dirty: AtomicBool,
-    persist_lock: tokio::sync::Mutex<()>,
+    snapshot_due: AtomicBool,
+    journal: tokio::sync::Mutex<Option<crate::store::Journal>>,
 }
 
 /// Shared handle.
@@ -52,7 +57,13 @@ pub type Shared = Arc<App>;
 
 impl App {
     /// Builds the app around a loaded state.
-    pub fn new(config: Config, base_url: String, agents: Vec<Agent>, mut state: State) -> App {
+    pub fn new(
+        config: Config,
+        base_url: String,
+        agents: Vec<Agent>,
+        mut state: State,
+        http: HttpClient,
+    ) -> App {
         let signer = Signer::from_secret(&state.signing_secret).unwrap_or_else(Signer::generate);
         state.signing_secret = signer.secret();
         App {
@@ -65,9 +76,10 @@ impl App {
             limiter: Mutex::new(HashMap::new()),
             faults: Mutex::new(Vec::new()),
             exhausted: Mutex::new(std::collections::HashSet::new()),
-            http: HttpClient::default(),
+            http,
             dirty: AtomicBool::new(true),
-            persist_lock: tokio::sync::Mutex::new(()),
+            snapshot_due: AtomicBool::new(false),
+            journal: tokio::sync::Mutex::new(None),
         }
     }
 
@@ -147,6 +159,24 @@ impl App {
         }
     }
 
+    /// 422 `run_too_large` when the run's input files together exceed the dispatch budget (`--dispatch-budget`).
+    ///
+    /// # Errors
+    /// The 422 error.
+    pub fn check_dispatch_budget(&self, total_bytes: u64) -> Result<(), crate::error::ApiError> {
+        if total_bytes > self.config.dispatch_budget {
+            return Err(crate::error::ApiError::new(
+                axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+                "run_too_large",
+                format!(
+                    "files: the run's input ({total_bytes} bytes) exceeds the dispatch budget of {} bytes",
+                    self.config.dispatch_budget
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// 402 `credits_exhausted` when the organization is out of credits (checked before anything starts).
     ///
     /// # Errors
@@ -162,54 +192,99 @@ impl App {
         Ok(())
     }
 
-    /// Marks the state as changed (it is written before the answer leaves).
+    /// Kept for the call sites that change state: every change is tracked per entry by
+    /// [`crate::state::Tracked`] and written by [`App::persist`].
     pub fn mark_dirty(&self) {
         self.dirty.store(true, Ordering::SeqCst);
     }
 
-    /// Writes the state file if `--state` is set and something changed.
+    /// The next [`App::persist`] writes a whole snapshot and empties the journal (a clean stop).
+    pub fn request_snapshot(&self) {
+        self.snapshot_due.store(true, Ordering::SeqCst);
+    }
+
+    /// Opens the `--state` store: writes a snapshot of the loaded state (with the signing key) and an empty journal.
+    ///
+    /// # Errors
+    /// The I/O error text.
+    pub fn open_store(&self) -> Result<(), String> {
+        let Some(path) = self.config.state.clone() else {
+            return Ok(());
+        };
+        let j = crate::store::Journal::create(&path, &mut lock(&self.state))?;
+        if let Ok(mut slot) = self.journal.try_lock() {
+            *slot = Some(j);
+        }
+        Ok(())
+    }
+
+    /// Makes every change so far durable (`--state`): one journal line with the changed entries, `fdatasync`ed;
+    /// a snapshot instead when the journal is large or a write failed. Without `--state` it only forgets the change
+    /// marks. Concurrent callers queue; each returns once its changes are on disk.
     ///
     /// # Errors
     /// The I/O error text.
     pub async fn persist(&self) -> Result<(), String> {
         let Some(path) = self.config.state.clone() else {
+            crate::store::clear_changes(&mut lock(&self.state));
             return Ok(());
         };
-        let _guard = self.persist_lock.lock().await;
-        if !self.dirty.swap(false, Ordering::SeqCst) {
+        let mut slot = self.journal.lock().await;
+        let snapshot_due = self.snapshot_due.swap(false, Ordering::SeqCst)
+            || slot.as_ref().is_none_or(|j| j.wants_compaction());
+        if snapshot_due {
+            let bytes = {
+                let mut st = lock(&self.state);
+                let b = serde_json::to_vec(&*st).map_err(|e| e.to_string());
+                crate::store::clear_changes(&mut st);
+                b
+            }?;
+            let journal = slot.take();
+            let (res, journal) = tokio::task::spawn_blocking(move || {
+                let mut journal = journal;
+                let res = crate::store::write_snapshot_bytes(&path, &bytes).and_then(|_| {
+                    match journal.as_mut() {
+                        Some(j) => j.truncate(),
+                        None => Ok(()),
+                    }
+                });
+                (res, journal)
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+            *slot = journal;
+            if res.is_err() {
+                self.snapshot_due.store(true, Ordering::SeqCst);
+            }
+            return res;
+        }
+        let Some(line) = crate::store::take_changes(&mut lock(&self.state)) else {
             return Ok(());
-        }
-        let bytes = {
-            let st = lock(&self.state);
-            serde_json::to_vec(&*st).map_err(|e| e.to_string())?
         };
-        let tmp = path.with_extension("tmp");
-        let res = async {
-            tokio::fs::write(&tmp, &bytes).await?;
-            tokio::fs::rename(&tmp, &path).await
+        let journal = slot.take();
+        let (res, journal) = tokio::task::spawn_blocking(move || {
+            let mut journal = journal;
+            let res = match journal.as_mut() {
+                Some(j) => j.append(&line),
+                None => Err("no journal".to_string()),
+            };
+            (res, journal)
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        *slot = journal;
+        if res.is_err() {
+            // the changes were taken but are not on disk: the next write is a whole snapshot
+            self.snapshot_due.store(true, Ordering::SeqCst);
         }
-        .await;
-        if let Err(e) = res {
-            self.dirty.store(true, Ordering::SeqCst);
-            return Err(format!("cannot write state file: {e}"));
-        }
-        Ok(())
+        res
     }
 }
 
-/// Reads a state file (missing file: empty state).
+/// Reads a state (snapshot plus journal; missing files: empty state).
 ///
 /// # Errors
-/// The file exists but is not a state file.
+/// The files exist but are not the emulator's.
 pub fn load_state(path: &std::path::Path) -> Result<State, String> {
-    match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-            format!(
-                "--state: {} is not an emulator state file: {e}",
-                path.display()
-            )
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State::default()),
-        Err(e) => Err(format!("--state: cannot read {}: {e}", path.display())),
-    }
+    crate::store::load(path)
 }

@@ -80,6 +80,22 @@ pub async fn gate(State(app): State<Shared>, mut req: Request, next: Next) -> Re
             return ApiError::internal("injected internal error").into_response()
         }
         Some(FaultKind::Slow(ms)) => tokio::time::sleep(std::time::Duration::from_millis(ms)).await,
+        Some(FaultKind::AmbiguousCapability) => return ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "ambiguous_capability",
+            "the saved redact action lacks a document-or-audio target; send mimeType at creation",
+        )
+        .into_response(),
+        Some(FaultKind::Upstream(status)) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+            return ApiError::new(
+                status,
+                "upstream_error",
+                "a downstream service rejected the request (injected)",
+            )
+            .retryable(false)
+            .into_response();
+        }
         _ => {}
     }
     let caller = match authenticate(&app, req.headers()) {

@@ -48,7 +48,15 @@ pub struct Config {
     pub state: Option<PathBuf>,
     /// Extra folder of agent JSON files (`--agents`); the built-in agents are always loaded.
     pub agents_dir: Option<PathBuf>,
+    /// Dispatch size budget of one run in bytes (`--dispatch-budget`): the total size of a run's input files;
+    /// beyond it a start is 422 `run_too_large`.
+    pub dispatch_budget: u64,
+    /// Extra PEM certificates (a local test CA) trusted by the outgoing https client (`--ca-file`).
+    pub ca_file: Option<PathBuf>,
 }
+
+/// Default dispatch budget: 64 MiB of input per run.
+pub const DISPATCH_BUDGET: u64 = 64 * 1024 * 1024;
 
 impl Default for Config {
     fn default() -> Self {
@@ -65,6 +73,8 @@ impl Default for Config {
             control: false,
             state: None,
             agents_dir: None,
+            dispatch_budget: DISPATCH_BUDGET,
+            ca_file: None,
         }
     }
 }
@@ -83,6 +93,8 @@ USAGE: docauto-emulator [FLAGS]
   --control                enable the test control API under /__emulator/
   --state FILE             persist state to FILE (written before each answer that changed it)
   --agents DIR             also load agent definitions (*.json) from DIR
+  --dispatch-budget BYTES  total input size one run may dispatch (default 67108864); beyond: run_too_large
+  --ca-file FILE           also trust the PEM certificates in FILE for outgoing https (a local test CA)
   --help                   print this text
 ";
 
@@ -125,6 +137,14 @@ impl Config {
                     keys.push(ApiKey { key, org });
                 }
                 "--scope-keys" => cfg.scope_keys = true,
+                "--dispatch-budget" => {
+                    let v = value(&mut it)?;
+                    cfg.dispatch_budget =
+                        v.parse().ok().filter(|n: &u64| *n > 0).ok_or_else(|| {
+                            format!("--dispatch-budget: `{v}` is not a positive integer")
+                        })?;
+                }
+                "--ca-file" => cfg.ca_file = Some(PathBuf::from(value(&mut it)?)),
                 "--rate-limit" => {
                     let v = value(&mut it)?;
                     cfg.rate_limit =

@@ -381,10 +381,15 @@ pub async fn upload(
 ) -> ApiResult<Response> {
     let now = app.now_ms();
     let mut st = lock(&app.state);
+    let fid = st
+        .files
+        .values()
+        .find(|f| f.upload_token.as_deref() == Some(token.as_str()))
+        .map(|f| f.id.clone())
+        .ok_or_else(|| ApiError::not_found("upload address"))?;
     let f = st
         .files
-        .values_mut()
-        .find(|f| f.upload_token.as_deref() == Some(token.as_str()))
+        .get_mut(&fid)
         .ok_or_else(|| ApiError::not_found("upload address"))?;
     if f.status != "awaiting_upload" {
         return Err(ApiError::conflict(

@@ -1,13 +1,17 @@
-//! A minimal outgoing HTTP/1.1 client (plain `http://` only) for fetching documents and delivering webhooks.
-//!
-//! The emulator has no TLS client on purpose: `https://` targets fail with a clear error, which webhook delivery
-//! logs as a failed attempt (`responseStatus: 0`).
+//! A minimal outgoing HTTP/1.1 client for fetching documents and delivering webhooks, over `http://` and
+//! `https://` (rustls with the `ring` provider; trusted roots: the Mozilla set from `webpki-roots`, plus the PEM
+//! certificates of `--ca-file`, for a local test CA). A certificate that does not verify is a failed request
+//! (document: 422 `file_fetch_failed`; delivery: a failed attempt with `responseStatus: 0`).
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::header::HeaderMap;
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::TokioExecutor;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::CertificateDer;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Largest body read from a remote (25 MiB).
@@ -47,22 +51,67 @@ impl std::fmt::Display for FetchError {
 /// Shared client.
 #[derive(Clone)]
 pub struct HttpClient {
-    inner: Client<HttpConnector, Full<Bytes>>,
+    inner: Option<Client<HttpsConnector<HttpConnector>, Full<Bytes>>>,
 }
 
 impl Default for HttpClient {
     fn default() -> Self {
-        let mut conn = HttpConnector::new();
-        conn.set_connect_timeout(Some(Duration::from_secs(5)));
-        HttpClient {
-            inner: Client::builder(TokioExecutor::new())
-                .pool_idle_timeout(Duration::from_secs(10))
-                .build(conn),
-        }
+        HttpClient::with_roots(Vec::new())
     }
 }
 
 impl HttpClient {
+    /// A client that also trusts the PEM certificates of `ca_file` (`--ca-file`).
+    ///
+    /// # Errors
+    /// The file cannot be read or holds no PEM certificate.
+    pub fn new(ca_file: Option<&std::path::Path>) -> Result<HttpClient, String> {
+        let Some(path) = ca_file else {
+            return Ok(HttpClient::default());
+        };
+        let extra: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
+            .map_err(|e| format!("--ca-file: cannot read {}: {e}", path.display()))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("--ca-file: {}: {e}", path.display()))?;
+        if extra.is_empty() {
+            return Err(format!(
+                "--ca-file: {} holds no PEM certificate",
+                path.display()
+            ));
+        }
+        Ok(HttpClient::with_roots(extra))
+    }
+
+    fn with_roots(extra: Vec<CertificateDer<'static>>) -> HttpClient {
+        let mut roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        for c in extra {
+            // a certificate rustls cannot use as a trust anchor is skipped (the rest still count)
+            let _ = roots.add(c);
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        // cannot fail with the ring provider (it supports the default versions); without it https is refused
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map(|b| b.with_root_certificates(roots).with_no_client_auth())
+            .ok();
+        let mut conn = HttpConnector::new();
+        conn.set_connect_timeout(Some(Duration::from_secs(5)));
+        conn.enforce_http(false);
+        let inner = tls.map(|cfg| {
+            let https = hyper_rustls::HttpsConnectorBuilder::new()
+                .with_tls_config(cfg)
+                .https_or_http()
+                .enable_http1()
+                .wrap_connector(conn);
+            Client::builder(TokioExecutor::new())
+                .pool_idle_timeout(Duration::from_secs(10))
+                .build(https)
+        });
+        HttpClient { inner }
+    }
+
     /// Sends one request.
     ///
     /// # Errors
@@ -79,12 +128,7 @@ impl HttpClient {
             .parse()
             .map_err(|_| FetchError::BadUrl("not a valid URL".into()))?;
         match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(FetchError::Unreachable(
-                    "https is not supported by the emulator's outgoing client".into(),
-                ))
-            }
+            Some("http") | Some("https") => {}
             _ => return Err(FetchError::BadUrl("URL must be http or https".into())),
         }
         let mut req = hyper::Request::builder().method(method).uri(uri);
@@ -95,8 +139,11 @@ impl HttpClient {
             .body(Full::new(body))
             .map_err(|e| FetchError::BadUrl(e.to_string()))?;
         let work = async {
-            let resp = self
+            let client = self
                 .inner
+                .as_ref()
+                .ok_or_else(|| FetchError::Unreachable("no TLS configuration".into()))?;
+            let resp = client
                 .request(req)
                 .await
                 .map_err(|e| FetchError::Unreachable(format!("request failed: {e}")))?;

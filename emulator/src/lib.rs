@@ -14,11 +14,13 @@ pub mod error;
 pub mod extract;
 pub mod files;
 pub mod http_client;
+pub mod idempotency;
 pub mod realtime;
 pub mod redact;
 pub mod runs;
 pub mod signing;
 pub mod state;
+pub mod store;
 pub mod util;
 pub mod verbs;
 pub mod webhooks;
@@ -56,7 +58,7 @@ impl Handle {
             let _ = tx.send(());
         }
         let _ = (&mut self.task).await;
-        self.app.mark_dirty();
+        self.app.request_snapshot();
         self.app.persist().await
     }
 }
@@ -125,7 +127,11 @@ pub fn router(app: Shared) -> Router {
                 "/__emulator/faults",
                 post(control::push_fault).delete(control::clear_faults),
             )
-            .route("/__emulator/credits", post(control::credits));
+            .route("/__emulator/credits", post(control::credits))
+            .route(
+                "/__emulator/agent-runs/{id}/{op}",
+                post(control::agent_run_control),
+            );
     }
     public
         .merge(v1)
@@ -162,8 +168,16 @@ pub async fn serve(config: Config) -> Result<Handle, String> {
         Some(p) => app::load_state(p)?,
         None => state::State::default(),
     };
-    let app = Arc::new(App::new(config, format!("http://{addr}"), agents, state));
-    app.persist().await?;
+    let http = http_client::HttpClient::new(config.ca_file.as_deref())?;
+    let app = Arc::new(App::new(
+        config,
+        format!("http://{addr}"),
+        agents,
+        state,
+        http,
+    ));
+    app.open_store()?;
+    runs::spawn_sweeper(&app);
     let router = router(app.clone());
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {

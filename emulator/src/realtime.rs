@@ -295,11 +295,13 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
     let now = app.now_ms();
     let claimed = {
         let mut st = lock(&app.state);
-        match st
+        let sid = st
             .realtime
-            .values_mut()
+            .values()
             .find(|s| !ticket.is_empty() && s.ticket.0 == ticket)
-        {
+            .map(|s| s.id.clone())
+            .unwrap_or_default();
+        match st.realtime.get_mut(&sid) {
             None => Err(("ticket_invalid", "the ticket is not known")),
             Some(s) if s.ticket_used => Err((
                 "ticket_used",

@@ -65,6 +65,14 @@ pub fn materialize(st: &mut State, id: &str, now: i64) -> Outbox {
         } else {
             "processed".into()
         };
+        for f in run.failed_files.clone() {
+            let mut data = json!({"fileId": f, "runId": run.id});
+            if let (Some((c, m)), Some(o)) = (&run.error, data.as_object_mut()) {
+                o.insert("error".into(), json!({"code": c, "message": m}));
+            }
+            let ev = event(&run, "file.failed", run.done_ms, data);
+            push(&mut out, &run, ev);
+        }
         if run.error.is_none() {
             for f in run.inputs.clone() {
                 let ev = event(
@@ -122,6 +130,58 @@ pub fn materialize(st: &mut State, id: &str, now: i64) -> Outbox {
     }
     st.runs.insert(id.to_string(), run);
     out
+}
+
+/// Sweep period of [`spawn_sweeper`] (wall clock).
+pub const SWEEP_MS: u64 = 1000;
+
+/// One sweep: every run due is brought up to date (so ttl purges and `processing.expired` happen without a read),
+/// and the records of runs purged more than [`PURGE_GRACE_MS`] ago are dropped (a read of them was already a 404;
+/// a `DELETE` of such an id is now 404 too). Returns the events to dispatch.
+pub fn sweep(st: &mut State, now: i64) -> Outbox {
+    let due: Vec<String> = st
+        .runs
+        .values()
+        .filter(|r| {
+            (r.status == "processing" && now >= r.done_ms && !r.deleted)
+                || (r.purged_ms.is_none()
+                    && !r.deleted
+                    && r.status != "needs_input"
+                    && r.expires_ms.is_some_and(|e| now >= e))
+        })
+        .map(|r| r.id.clone())
+        .collect();
+    let mut out = Outbox::new();
+    for id in due {
+        out.extend(materialize(st, &id, now));
+    }
+    let gone: Vec<String> = st
+        .runs
+        .values()
+        .filter(|r| r.purged_ms.is_some_and(|p| now >= p + PURGE_GRACE_MS))
+        .map(|r| r.id.clone())
+        .collect();
+    for id in gone {
+        st.runs.remove(&id);
+    }
+    out
+}
+
+/// Runs [`sweep`] every [`SWEEP_MS`] until the app is dropped.
+pub fn spawn_sweeper(app: &Shared) {
+    let weak = std::sync::Arc::downgrade(app);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(SWEEP_MS));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(app) = weak.upgrade() else { return };
+            let now = app.now_ms();
+            let out = sweep(&mut lock(&app.state), now);
+            let _ = app.persist().await;
+            dispatch(&app, out);
+        }
+    });
 }
 
 fn purge_data(st: &mut State, run: &mut CapRun) {
@@ -255,10 +315,15 @@ pub fn close_space_if_expired(app: &Shared, sid: &str) -> Outbox {
 /// Looks a run up for a caller, materializing it. Deleted or unknown: 404; purged: 410 then 404.
 fn load(app: &Shared, c: &Caller, id: &str) -> ApiResult<CapRun> {
     let now = app.now_ms();
-    let space = lock(&app.state)
-        .runs
-        .get(id)
-        .and_then(|r| r.space_id.clone());
+    // isolation: the caller's organization is checked before anything is read or changed (a space closed by
+    // this lookup must be the caller's own)
+    let space = {
+        let st = lock(&app.state);
+        match st.runs.get(id) {
+            Some(r) if r.org == c.org => r.space_id.clone(),
+            _ => return Err(ApiError::not_found("run")),
+        }
+    };
     if let Some(sid) = space {
         let out = close_space_if_expired(app, &sid);
         dispatch(app, out);
@@ -489,7 +554,11 @@ pub async fn delete(
     Path(id): Path<String>,
 ) -> ApiResult<StatusCode> {
     let mut st = lock(&app.state);
-    let Some(mut run) = st.runs.remove(&id).filter(|r| r.org == c.org) else {
+    // isolation: check the organization before removing anything (another tenant's id is a 404 and stays intact)
+    if st.runs.get(&id).is_none_or(|r| r.org != c.org) {
+        return Err(ApiError::not_found("run"));
+    }
+    let Some(mut run) = st.runs.remove(&id) else {
         return Err(ApiError::not_found("run"));
     };
     purge_data(&mut st, &mut run);
@@ -548,7 +617,13 @@ pub async fn keep(
             "the run is not finished; keep it once it is processed",
         ));
     }
-    if let Some(sid) = &space_id {
+    let own_space = space_id.as_ref().is_some_and(|sid| {
+        lock(&app.state)
+            .spaces
+            .get(sid)
+            .is_some_and(|s| s.org == c.org)
+    });
+    if let Some(sid) = space_id.as_ref().filter(|_| own_space) {
         let out = close_space_if_expired(&app, sid);
         dispatch(&app, out);
     }
@@ -608,10 +683,17 @@ pub async fn keep(
     r.space_id = Some(target);
     r.expires_ms = None;
     let snapshot = r.clone();
-    st.files
-        .iter_mut()
-        .filter(|(_, f)| f.run_id.as_deref() == Some(id.as_str()))
-        .for_each(|(_, f)| f.run_id = None);
+    let inline: Vec<String> = st
+        .files
+        .values()
+        .filter(|f| f.run_id.as_deref() == Some(id.as_str()))
+        .map(|f| f.id.clone())
+        .collect();
+    for fid in inline {
+        if let Some(f) = st.files.get_mut(&fid) {
+            f.run_id = None;
+        }
+    }
     let v = run_json(&app, &st, &snapshot);
     app.mark_dirty();
     Ok(Json(v))

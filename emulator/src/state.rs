@@ -2,7 +2,120 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// A map that remembers which keys changed since the last [`Tracked::take_dirty`]: the journal of `--state` writes
+/// only those entries (an upsert, or a tombstone for a removed key). Reads go through `Deref`; every mutation goes
+/// through a method here, so nothing can change an entry without it being journaled.
+#[derive(Debug, Clone)]
+pub struct Tracked<V> {
+    map: BTreeMap<String, V>,
+    dirty: BTreeSet<String>,
+}
+
+impl<V> Default for Tracked<V> {
+    fn default() -> Self {
+        Tracked {
+            map: BTreeMap::new(),
+            dirty: BTreeSet::new(),
+        }
+    }
+}
+
+impl<V> std::ops::Deref for Tracked<V> {
+    type Target = BTreeMap<String, V>;
+    fn deref(&self) -> &Self::Target {
+        &self.map
+    }
+}
+
+impl<V: Serialize> Serialize for Tracked<V> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.map.serialize(s)
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Tracked<V> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Tracked {
+            map: BTreeMap::deserialize(d)?,
+            dirty: BTreeSet::new(),
+        })
+    }
+}
+
+impl<V> Tracked<V> {
+    /// Mutable access to one entry (journaled).
+    pub fn get_mut(&mut self, k: &str) -> Option<&mut V> {
+        if self.map.contains_key(k) {
+            self.dirty.insert(k.to_string());
+        }
+        self.map.get_mut(k)
+    }
+    /// Inserts or replaces (journaled).
+    pub fn insert(&mut self, k: String, v: V) -> Option<V> {
+        self.dirty.insert(k.clone());
+        self.map.insert(k, v)
+    }
+    /// Removes (journaled as a tombstone unless put back before the next write).
+    pub fn remove(&mut self, k: &str) -> Option<V> {
+        let v = self.map.remove(k);
+        if v.is_some() {
+            self.dirty.insert(k.to_string());
+        }
+        v
+    }
+    /// The entry for `k` (journaled).
+    pub fn entry(&mut self, k: String) -> std::collections::btree_map::Entry<'_, String, V> {
+        self.dirty.insert(k.clone());
+        self.map.entry(k)
+    }
+    /// Mutable access to every entry: all are journaled; prefer [`Tracked::get_mut`] on the keys that change.
+    pub fn values_mut(&mut self) -> std::collections::btree_map::ValuesMut<'_, String, V> {
+        self.dirty.extend(self.map.keys().cloned());
+        self.map.values_mut()
+    }
+    /// Keeps the entries `f` accepts (the others are journaled as removed).
+    pub fn retain(&mut self, mut f: impl FnMut(&String, &mut V) -> bool) {
+        let dirty = &mut self.dirty;
+        self.map.retain(|k, v| {
+            let keep = f(k, v);
+            if !keep {
+                dirty.insert(k.clone());
+            }
+            keep
+        });
+    }
+    /// The keys changed since the last call, with their current value (None: removed).
+    pub fn take_dirty(&mut self) -> Vec<(String, Option<&V>)> {
+        let keys = std::mem::take(&mut self.dirty);
+        keys.into_iter()
+            .map(|k| {
+                let v = self.map.get(&k);
+                (k, v)
+            })
+            .collect()
+    }
+    /// How many change marks wait for the next journal write (or, without `--state`, the next clear).
+    pub fn marks(&self) -> usize {
+        self.dirty.len()
+    }
+    /// Forgets the change marks.
+    pub fn clear_dirty(&mut self) {
+        self.dirty.clear();
+    }
+    /// Applies one journaled change (loading).
+    pub fn apply(&mut self, k: String, v: Option<V>) {
+        match v {
+            Some(v) => {
+                self.map.insert(k, v);
+            }
+            None => {
+                self.map.remove(&k);
+            }
+        }
+    }
+}
 
 /// Where a run's events go.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -113,6 +226,17 @@ pub struct RunApproval {
     pub note: Option<String>,
 }
 
+/// Why and since when an agent run is paused (control API only).
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct Paused {
+    /// `model_error` or `system_error`.
+    pub reason: String,
+    /// Pause time (unix ms): work due dates move by the paused time on resume.
+    pub since_ms: i64,
+    /// Status to return to on resume.
+    pub resume_to: String,
+}
+
 /// An agent run.
 #[derive(Serialize, Deserialize, Clone, Debug)]
 pub struct AgentRun {
@@ -156,6 +280,9 @@ pub struct AgentRun {
     pub started_ms: Option<i64>,
     /// Events not yet delivered.
     pub pending_events: Vec<PendingEvent>,
+    /// Set while `paused`.
+    #[serde(default)]
+    pub paused: Option<Paused>,
     /// Creation order.
     pub seq: u64,
 }
@@ -204,6 +331,9 @@ pub struct CapRun {
     /// Input file ids (for `file.processed`).
     #[serde(default)]
     pub inputs: Vec<String>,
+    /// Input files that could not be read (`file.failed` at the end of processing).
+    #[serde(default)]
+    pub failed_files: Vec<String>,
     /// Whether the completion events were queued.
     pub finished_events: bool,
     /// Creation order.
@@ -325,24 +455,30 @@ pub struct State {
     pub signing_secret: Vec<u8>,
     /// Sequence counter.
     pub seq: u64,
+    /// Last journal line folded into this state (`--state`; see [`crate::store`]).
+    #[serde(default)]
+    pub journal_lsn: u64,
     /// Files.
-    pub files: BTreeMap<String, FileRec>,
+    pub files: Tracked<FileRec>,
     /// Agent runs.
-    pub agent_runs: BTreeMap<String, AgentRun>,
+    pub agent_runs: Tracked<AgentRun>,
     /// Capability runs.
-    pub runs: BTreeMap<String, CapRun>,
+    pub runs: Tracked<CapRun>,
     /// Webhook endpoints.
-    pub endpoints: BTreeMap<String, Endpoint>,
+    pub endpoints: Tracked<Endpoint>,
     /// Deliveries per endpoint, newest first, at most 50.
-    pub deliveries: BTreeMap<String, VecDeque<Delivery>>,
+    pub deliveries: Tracked<VecDeque<Delivery>>,
     /// `org|scope|key` -> run id.
-    pub idempotency: BTreeMap<String, String>,
+    pub idempotency: Tracked<String>,
     /// Saved actions.
-    pub actions: BTreeMap<String, Action>,
+    pub actions: Tracked<Action>,
     /// Spaces.
-    pub spaces: BTreeMap<String, Space>,
+    pub spaces: Tracked<Space>,
     /// Realtime sessions.
-    pub realtime: BTreeMap<String, RtSession>,
+    pub realtime: Tracked<RtSession>,
+    /// Idempotency keys reserved by requests still working (not persisted: a reservation lives in one request).
+    #[serde(skip)]
+    pub idem_inflight: std::collections::HashMap<String, tokio::sync::watch::Receiver<()>>,
 }
 
 impl State {
@@ -350,5 +486,37 @@ impl State {
     pub fn next_seq(&mut self) -> u64 {
         self.seq += 1;
         self.seq
+    }
+}
+
+impl State {
+    /// Entries held per collection, plus the change marks not yet journaled: what the load check prints next to the
+    /// resident memory, so a plateau (or a leak) shows in counts, not only in bytes.
+    pub fn sizes(&self) -> Vec<(&'static str, usize)> {
+        let marks = self.files.marks()
+            + self.agent_runs.marks()
+            + self.runs.marks()
+            + self.endpoints.marks()
+            + self.deliveries.marks()
+            + self.idempotency.marks()
+            + self.actions.marks()
+            + self.spaces.marks()
+            + self.realtime.marks();
+        vec![
+            ("runs", self.runs.len()),
+            ("files", self.files.len()),
+            ("agent_runs", self.agent_runs.len()),
+            ("endpoints", self.endpoints.len()),
+            (
+                "delivery_rows",
+                self.deliveries.values().map(VecDeque::len).sum(),
+            ),
+            ("idempotency", self.idempotency.len()),
+            ("idem_inflight", self.idem_inflight.len()),
+            ("actions", self.actions.len()),
+            ("spaces", self.spaces.len()),
+            ("realtime", self.realtime.len()),
+            ("change_marks", marks),
+        ]
     }
 }

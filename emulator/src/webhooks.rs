@@ -186,11 +186,16 @@ pub async fn deliveries(
 ) -> ApiResult<Json<Value>> {
     let mut st = lock(&app.state);
     own(&mut st, &c.org, &id)?;
-    let rows: Vec<Value> = st
+    let mut sorted: Vec<&Delivery> = st
         .deliveries
         .get(&id)
+        .map(|d| d.iter().collect())
+        .unwrap_or_default();
+    // stable: rows with one `at` keep their recorded order (the later record first)
+    sorted.sort_by_key(|r| std::cmp::Reverse(r.at_ms));
+    let rows: Vec<Value> = Some(sorted)
         .map(|d| {
-            d.iter()
+            d.into_iter()
                 .map(|r| json!({
                     "object": "webhook_delivery", "endpointId": r.endpoint_id, "processingId": r.processing_id,
                     "eventId": r.event_id, "type": r.kind, "attempt": r.attempt,
@@ -307,16 +312,25 @@ async fn attempt(app: &App, org: &str, w: &WebhookRef, ev: &mut PendingEvent) ->
     if let Some(eid) = endpoint {
         let mut st = lock(&app.state);
         let rows = st.deliveries.entry(eid.clone()).or_default();
-        rows.push_front(Delivery {
-            endpoint_id: eid,
-            processing_id: ev.processing_id.clone(),
-            event_id: ev.event_id.clone(),
-            kind: ev.kind.clone(),
-            attempt: ev.attempts,
-            response_status: status,
-            ok,
-            at_ms: now,
-        });
+        // newest first by `at` (the attempt's signing time): an attempt that answered late goes behind the attempts
+        // that started after it, so interleaved deliveries of several events stay sorted
+        let pos = rows
+            .iter()
+            .position(|r| r.at_ms <= now)
+            .unwrap_or(rows.len());
+        rows.insert(
+            pos,
+            Delivery {
+                endpoint_id: eid,
+                processing_id: ev.processing_id.clone(),
+                event_id: ev.event_id.clone(),
+                kind: ev.kind.clone(),
+                attempt: ev.attempts,
+                response_status: status,
+                ok,
+                at_ms: now,
+            },
+        );
         rows.truncate(DELIVERIES_KEPT);
         app.mark_dirty();
     }

@@ -238,7 +238,8 @@ async fn approval_requested_payload_is_minimal_and_completed_carries_progress_an
         .keys()
         .cloned()
         .collect();
-    assert_eq!(keys, vec!["action", "id", "kind", "requestedAt"]);
+    // spec, Agent-run payloads: `approval: {id, kind, action, requestedAt}`, in that order
+    assert_eq!(keys, vec!["id", "kind", "action", "requestedAt"]);
     let aid = ar["data"]["approval"]["id"].as_str().unwrap();
     post(
         &h,

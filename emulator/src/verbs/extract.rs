@@ -161,15 +161,26 @@ pub async fn extract_batch(
     for (n, f) in files.iter().enumerate() {
         let id = new_id("exr_");
         let inp = input(&app, &c, f, &format!("files[{n}]"), &id).await?;
-        let d = doc_of(&inp, &format!("files[{n}]"))?;
-        let (s, i2) = (schema.clone(), inp.clone());
-        let output = blocking(move || extract_output(&s, citations, &[(i2, d)])).await?;
+        // a file that cannot be read (corrupt PDF, unsupported binary) does not refuse the batch: its run ends
+        // `failed` with the reading error and fires `file.failed` (README, "file.failed")
+        let (output, failure) = match doc_of(&inp, &format!("files[{n}]")) {
+            Ok(d) => {
+                let (s, i2) = (schema.clone(), inp.clone());
+                (
+                    blocking(move || extract_output(&s, citations, &[(i2, d)])).await?,
+                    None,
+                )
+            }
+            Err(e) => (Value::Null, Some((e.code.to_string(), e.message.clone()))),
+        };
         let sub = Common {
             metadata: cm.metadata.clone(),
             webhook: cm.webhook.clone(),
             ttl: cm.ttl,
             wait: 0,
             idem: None,
+            reservation: None,
+            failure,
         };
         finish(
             &app,

@@ -36,6 +36,11 @@ struct Common {
     ttl: i64,
     wait: u64,
     idem: Option<String>,
+    /// The reserved idempotency key (released when dropped; see [`crate::idempotency`]).
+    reservation: Option<crate::idempotency::Reservation>,
+    /// The run's input could not be read: it is created `processing` and ends `failed` with this error, firing
+    /// `file.failed` for its inputs (extract batch, which cannot refuse one file of many).
+    failure: Option<(String, String)>,
 }
 
 fn common(
@@ -65,6 +70,8 @@ fn common(
         ttl,
         wait,
         idem,
+        reservation: None,
+        failure: None,
     })
 }
 
@@ -148,13 +155,11 @@ fn many(b: &Map<String, Value>) -> ApiResult<Vec<Value>> {
     }
 }
 
-fn replay(app: &Shared, c: &Caller, key: &Option<String>) -> Option<ApiResult<Response>> {
-    let k = key.as_ref()?;
-    let id = lock(&app.state).idempotency.get(k).cloned()?;
-    Some((|| {
+fn replay(app: &Shared, c: &Caller, id: &str) -> ApiResult<Response> {
+    (|| {
         let run = lock(&app.state)
             .runs
-            .get(&id)
+            .get(id)
             .cloned()
             .filter(|r| r.org == c.org)
             .ok_or_else(|| ApiError::not_found("run"))?;
@@ -162,7 +167,7 @@ fn replay(app: &Shared, c: &Caller, key: &Option<String>) -> Option<ApiResult<Re
         r.headers_mut()
             .insert("idempotent-replay", HeaderValue::from_static("true"));
         Ok(r)
-    })())
+    })()
 }
 
 fn respond(app: &Shared, run: &CapRun) -> Response {
@@ -194,6 +199,7 @@ async fn finish(
     done: Done,
     envelope: Option<Value>,
 ) -> ApiResult<Response> {
+    app.check_dispatch_budget(inputs.iter().map(|i| i.bytes.len() as u64).sum())?;
     let now = app.now_ms();
     let start = inputs
         .iter()
@@ -228,8 +234,13 @@ async fn finish(
                 "processing".into()
             },
             config: done.config,
-            output: Some(output),
-            error: None,
+            output: cm.failure.is_none().then_some(output),
+            failed_files: if cm.failure.is_some() {
+                inputs.iter().map(|i| i.id.clone()).collect()
+            } else {
+                Vec::new()
+            },
+            error: cm.failure.clone(),
             metadata: cm.metadata,
             webhook: cm.webhook,
             created_ms: now,
@@ -252,11 +263,11 @@ async fn finish(
         };
         runs::started(&run, &mut out);
         st.runs.insert(id.clone(), run);
-        if let Some(k) = cm.idem {
-            st.idempotency.insert(k, id.clone());
-        }
+        crate::idempotency::commit(&mut st, cm.idem, &id);
         st.runs.get(&id).cloned()
     };
+    // committed with the run: concurrent holders of the key replay it from here on
+    drop(cm.reservation);
     app.mark_dirty();
     runs::dispatch(app, out);
     let Some(run) = run else {
@@ -285,7 +296,7 @@ fn replace_name_ref(v: &mut Value, name: &str, fid: &str) {
     match v {
         Value::Object(o) => {
             if o.get("fileRefName").and_then(Value::as_str) == Some(name) {
-                o.remove("fileRefName");
+                o.shift_remove("fileRefName");
                 o.insert("fileRef".into(), fid.into());
                 return;
             }
@@ -324,9 +335,13 @@ macro_rules! verb_prelude {
 /// [`verb_prelude!`] for a verb that honours `idempotency-key`: a replay answers at once with the original run.
 macro_rules! idempotent_verb_prelude {
     ($app:ident, $c:ident, $q:ident, $h:ident, $raw:ident, $verb:literal) => {{
-        let (b, cm) = verb_prelude!($app, $c, $q, $h, $raw, $verb);
-        if let Some(r) = replay(&$app, &$c, &cm.idem) {
-            return r;
+        let (b, mut cm) = verb_prelude!($app, $c, $q, $h, $raw, $verb);
+        // reserved before the verb's first await (file fetch); a concurrent request with the key waits, then replays
+        if let Some(k) = cm.idem.clone() {
+            match crate::idempotency::claim(&$app, &k).await {
+                crate::idempotency::Claim::Replay(id) => return replay(&$app, &$c, &id),
+                crate::idempotency::Claim::Reserved(r) => cm.reservation = Some(r),
+            }
         }
         (b, cm)
     }};
