@@ -350,7 +350,8 @@ pub fn create(params: &AgentRunCreateParams) -> Result<RequestSpec, ApiError> {
     }
     Ok(RequestSpec::api(Method::Post, "/v1/agent-runs".to_owned())
         .with_body(to_body(params)?)
-        .with_wait(None))
+        .with_wait(None)
+        .run_creation())
 }
 
 /// `GET /v1/agent-runs/:id` (takes `wait`, server default 0).
@@ -414,7 +415,8 @@ pub fn approve(
     }
     Ok(RequestSpec::api(Method::Post, path)
         .with_body(body)
-        .with_wait(None))
+        .with_wait(None)
+        .decide_once())
 }
 
 /// `POST /v1/agent-runs/:id/approvals/:approvalId` with `decision: reject`.
@@ -439,7 +441,8 @@ pub fn reject(
     validate::note("note", note, validate::MAX_APPROVAL_NOTE_CHARS)?;
     Ok(RequestSpec::api(Method::Post, path)
         .with_body(json!({"decision": "reject", "note": note}))
-        .with_wait(None))
+        .with_wait(None)
+        .decide_once())
 }
 
 /// `POST /v1/agent-runs/:id/tasks/:taskId/complete` (an empty object when neither field is set).
@@ -465,7 +468,8 @@ pub fn complete_task(
     }
     Ok(RequestSpec::api(Method::Post, path)
         .with_body(to_body(params)?)
-        .with_wait(None))
+        .with_wait(None)
+        .decide_once())
 }
 
 /// The `waitFor` planner: long-polls `GET /v1/agent-runs/:id?wait=120` until the run is finished

@@ -16,8 +16,11 @@
 //! `env()` supplies the current time (for `Retry-After` dates) and a jitter number in `[0, 1)`.
 
 use super::error::{header, ApiError, ErrorKind};
-use super::request::{self, AttemptParts, HttpRequest, Method, RequestSpec, ResponseKind};
+use super::request::{
+    self, AttemptParts, HttpRequest, Method, RequestSpec, ResponseKind, RetryClass,
+};
 use super::retry::{self, RetryDecision};
+use super::url;
 use super::validate;
 use super::{ClientConfig, LogLevel};
 use serde::de::DeserializeOwned;
@@ -50,12 +53,30 @@ pub struct Env {
 /// A failure below HTTP, reported by the caller.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransportError {
-    /// DNS, TCP, TLS or a dropped connection. The text is the runtime's message (no secrets).
+    /// A dropped connection or any failure that may have come after the request went out. The text is the
+    /// runtime's message (no secrets).
     Connection(String),
+    /// The request was never sent: the connection was refused or could not be made (DNS, TCP connect, TLS).
+    /// See [`TransportError::from_runtime`].
+    NotSent(String),
     /// The attempt exceeded `timeout_ms`.
     Timeout,
     /// The caller's abort signal fired.
     Aborted,
+    /// The answer's body was longer than [`HttpRequest::max_body_bytes`] (reading stopped there).
+    TooLarge,
+}
+
+impl TransportError {
+    /// A runtime's failure of `fetch` (its error code and message): [`TransportError::NotSent`] when it proves the
+    /// request was never sent ([`retry::failed_before_sending`]), otherwise [`TransportError::Connection`].
+    pub fn from_runtime(code: &str, message: &str) -> Self {
+        if retry::failed_before_sending(code, message) {
+            Self::NotSent(message.to_owned())
+        } else {
+            Self::Connection(message.to_owned())
+        }
+    }
 }
 
 /// A successful answer. `Debug` shows the body's top-level keys only (a realtime session's
@@ -160,6 +181,14 @@ pub struct Call {
     timeout_ms: u64,
     max_retries: u32,
     attempts: u32,
+    /// A previous attempt of this call may have reached the service (its answer was lost or it timed out).
+    lost_answer: Option<ErrorKind>,
+    /// The URL of the last request sent (a redirect's `Location` is read against it).
+    last_url: String,
+    /// Where a same-origin redirect sends the next request of this attempt.
+    redirect_url: Option<String>,
+    /// Redirects followed so far.
+    redirects: u32,
     state: State,
     logs: Vec<LogRecord>,
 }
@@ -223,6 +252,10 @@ impl Call {
             timeout_ms,
             max_retries: options.max_retries.unwrap_or(config.max_retries),
             attempts: 0,
+            lost_answer: None,
+            last_url: String::new(),
+            redirect_url: None,
+            redirects: 0,
             state: State::ReadyToSend,
             logs: Vec::new(),
         })
@@ -283,7 +316,12 @@ impl Call {
             timeout_ms: self.timeout_ms,
         };
         match request::build(&self.config, &self.spec, &parts) {
-            Ok(req) => {
+            Ok(mut req) => {
+                if let Some(url) = &self.redirect_url {
+                    // Same origin, checked when the redirect was read: the same headers may go there.
+                    req.url = url.clone();
+                }
+                self.last_url.clone_from(&req.url);
                 let (attempt, of) = (self.attempts, self.max_retries.saturating_add(1));
                 self.log(LogLevel::Debug, |label| {
                     format!("{} attempt {}/{}", label, attempt, of)
@@ -313,10 +351,46 @@ impl Call {
             )
         });
         let is_redirect = (300..400).contains(&status);
+        if self.spec.response != ResponseKind::Redirect
+            && (status == 0 || (is_redirect && header(&headers, "location").is_some()))
+        {
+            self.on_redirect(status, &headers);
+            return;
+        }
         let success = (200..300).contains(&status)
             || (is_redirect && self.spec.response == ResponseKind::Redirect);
         if !success {
-            let err = ApiError::from_response(status, &headers, body, Some(env.now_ms));
+            let mut err =
+                ApiError::from_answer(status, &headers, body, Some(env.now_ms), self.spec.retry);
+            if let (409, RetryClass::DecideOnce, Some(kind)) =
+                (status, self.spec.retry, self.lost_answer)
+            {
+                // The decision is made; whether by the attempt whose answer was lost is not said.
+                let mut unknown = ApiError::new(
+                    kind,
+                    kind.default_code(),
+                    format!(
+                        "an earlier attempt may have been applied (its answer was lost or did not say) and the \
+                         resend got 409 {}: the decision is made, perhaps by this call{UNKNOWN_OUTCOME}",
+                        err.code
+                    ),
+                );
+                unknown.outcome_unknown = true;
+                unknown.request_id = err.request_id.take();
+                unknown.headers = std::mem::take(&mut err.headers);
+                self.finish_err(unknown);
+                return;
+            }
+            if self.spec.retry == RetryClass::DecideOnce
+                && err.retryable
+                && self.lost_answer.is_none()
+                && !ApiError::from_answer(status, &headers, body, None, RetryClass::NotReplaySafe)
+                    .retryable
+            {
+                // A bare 503/502/408 may follow the decision being applied: a 409 on the resend is then no proof
+                // that someone else decided.
+                self.lost_answer = Some(err.kind);
+            }
             self.fail(err, env);
             return;
         }
@@ -343,19 +417,113 @@ impl Call {
         }
     }
 
+    /// A 3xx on an API route (sent with `redirect: "manual"`), or a browser's opaque redirect (status 0). Followed by
+    /// the call only to the same origin as `base_url`, keeping method, headers and body (307/308 for any method,
+    /// 301/302/303 for GET and DELETE only, at most [`MAX_REDIRECTS`] in a call); otherwise the call fails with
+    /// `redirect_refused` and nothing reaches the other host.
+    fn on_redirect(&mut self, status: u16, headers: &[(String, String)]) {
+        let refuse = |this: &mut Self, message: String| {
+            let mut err = ApiError::new(ErrorKind::OtherStatus, "redirect_refused", message);
+            err.status = Some(status);
+            err.request_id = header(headers, "x-request-id").map(str::to_owned);
+            this.finish_err(err);
+        };
+        if status == 0 {
+            refuse(
+                self,
+                "the API answered with a redirect the runtime does not show (a browser's opaque redirect); not \
+                 followed"
+                    .to_owned(),
+            );
+            return;
+        }
+        let location = header(headers, "location").unwrap_or("");
+        let Some(target) = url::resolve_location(location, &self.last_url) else {
+            refuse(
+                self,
+                format!("the API answered {status} with a Location that is not an http(s) URL; not followed"),
+            );
+            return;
+        };
+        if !url::same_origin(&target, self.config.base_origin()) {
+            let to = url::origin(&target).unwrap_or_default();
+            refuse(
+                self,
+                format!(
+                    "the API answered {status} redirecting to another origin ({to}); not followed: the key, the \
+                     headers and the body stay with base_url"
+                ),
+            );
+            return;
+        }
+        let keeps_method = matches!(status, 307 | 308)
+            || (matches!(status, 301..=303)
+                && matches!(self.spec.method, Method::Get | Method::Delete));
+        if !keeps_method {
+            refuse(
+                self,
+                format!(
+                    "the API answered {status} to a {}; not followed (it would change the method)",
+                    self.spec.method.as_str()
+                ),
+            );
+            return;
+        }
+        if self.redirects >= MAX_REDIRECTS {
+            refuse(self, format!("more than {MAX_REDIRECTS} redirects"));
+            return;
+        }
+        self.redirects += 1;
+        self.log(LogLevel::Debug, |label| {
+            format!(
+                "{label} -> {status}, following to {}",
+                url::path_for_log(&target)
+            )
+        });
+        self.redirect_url = Some(target);
+        // A hop of the same attempt, not a retry.
+        self.attempts = self.attempts.saturating_sub(1);
+        self.state = State::ReadyToSend;
+    }
+
     /// Reports that the last `Send` produced no HTTP answer.
     pub fn on_transport_error(&mut self, error: TransportError, env: Env) {
         if !matches!(self.state, State::Awaiting) {
             return;
         }
+        let resend = self.spec.retry.resend_after_unknown_outcome();
+        if let TransportError::Connection(_) | TransportError::Timeout = error {
+            self.lost_answer = Some(if error == TransportError::Timeout {
+                ErrorKind::Timeout
+            } else {
+                ErrorKind::Connection
+            });
+        }
         let err = match error {
+            TransportError::NotSent(detail) => {
+                let mut e = ApiError::new(
+                    ErrorKind::Connection,
+                    "connection_error",
+                    format!(
+                        "connection failed before the request was sent: {}",
+                        scrub_urls(&truncate(&detail, 300))
+                    ),
+                );
+                e.retryable = true;
+                e
+            }
             TransportError::Connection(detail) => {
                 let mut e = ApiError::new(
                     ErrorKind::Connection,
                     "connection_error",
                     format!("connection failed: {}", scrub_urls(&truncate(&detail, 300))),
                 );
-                e.retryable = self.spec.replay_safe;
+                if resend {
+                    e.retryable = true;
+                } else {
+                    e.outcome_unknown = true;
+                    e.message.push_str(UNKNOWN_OUTCOME);
+                }
                 e
             }
             TransportError::Timeout => {
@@ -364,11 +532,25 @@ impl Call {
                     "timeout",
                     format!("no answer within {} ms", self.timeout_ms),
                 );
-                e.retryable = self.spec.replay_safe;
+                if resend {
+                    e.retryable = true;
+                } else {
+                    e.outcome_unknown = true;
+                    e.message.push_str(UNKNOWN_OUTCOME);
+                }
                 e
             }
             TransportError::Aborted => {
                 ApiError::new(ErrorKind::UserAbort, "aborted", "the call was aborted")
+            }
+            TransportError::TooLarge => {
+                let err = ApiError::new(
+                    ErrorKind::InvalidResponse,
+                    "response_too_large",
+                    "the answer's body is larger than the client reads (64 MiB for the API, 512 MiB for a download)",
+                );
+                self.finish_err(err);
+                return;
             }
         };
         self.fail(err, env);
@@ -386,6 +568,8 @@ impl Call {
     }
 
     fn fail(&mut self, err: ApiError, env: Env) {
+        // A retry starts again at the route's own URL.
+        self.redirect_url = None;
         let retries_done = self.attempts.saturating_sub(1);
         match retry::decide(
             err.retryable,
@@ -456,6 +640,12 @@ impl Call {
         }
     }
 }
+
+/// Most redirects one call follows.
+pub const MAX_REDIRECTS: u32 = 5;
+
+/// Appended to the message of a lost answer of a write that is not replay-safe.
+const UNKNOWN_OUTCOME: &str = "; the request may have been applied (outcomeUnknown)";
 
 /// Drops query strings of URLs quoted in a runtime's message (signed URLs carry tokens).
 fn scrub_urls(text: &str) -> String {

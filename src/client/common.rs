@@ -201,3 +201,133 @@ pub fn to_body<T: Serialize>(value: &T) -> Result<Value, ApiError> {
     serde_json::to_value(value)
         .map_err(|_| ApiError::validation("invalid_request", "body", "cannot be serialized"))
 }
+
+/// The key order of every object of a caller's JSON text, by position. serde_json (without `preserve_order`, which
+/// this crate does not enable: it costs wasm size) rebuilds objects in alphabetical order; a body is written back in
+/// the caller's order with [`write_in_order`], so what goes on the wire keeps the order the caller wrote (a schema's
+/// properties are the columns of an extraction table).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyOrder {
+    keys: Vec<(String, KeyOrder)>,
+    items: Vec<KeyOrder>,
+}
+
+impl KeyOrder {
+    /// Reads the key order of a JSON text.
+    ///
+    /// # Errors
+    /// `invalid_request` at `body` when the text is not JSON.
+    pub fn of_text(text: &str) -> Result<Self, ApiError> {
+        serde_json::from_str(text)
+            .map_err(|_| ApiError::validation("invalid_request", "body", "is not JSON"))
+    }
+}
+
+impl<'de> Deserialize<'de> for KeyOrder {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = KeyOrder;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<KeyOrder, A::Error> {
+                let mut order = KeyOrder::default();
+                while let Some((key, sub)) = map.next_entry::<String, KeyOrder>()? {
+                    order.keys.push((key, sub));
+                }
+                Ok(order)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<KeyOrder, A::Error> {
+                let mut order = KeyOrder::default();
+                while let Some(item) = seq.next_element::<KeyOrder>()? {
+                    order.items.push(item);
+                }
+                Ok(order)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<KeyOrder, E> {
+                Ok(KeyOrder::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<KeyOrder, E> {
+                Ok(KeyOrder::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<KeyOrder, E> {
+                Ok(KeyOrder::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<KeyOrder, E> {
+                Ok(KeyOrder::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<KeyOrder, E> {
+                Ok(KeyOrder::default())
+            }
+            fn visit_unit<E>(self) -> Result<KeyOrder, E> {
+                Ok(KeyOrder::default())
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// Writes `value` as JSON text with each object's keys in `order` (the caller's order); keys the caller did not
+/// write (added by the client, such as an approval's `decision`) follow in serde_json's order.
+pub fn write_in_order(value: &Value, order: &KeyOrder) -> String {
+    let mut out = String::with_capacity(256);
+    write_value(&mut out, value, Some(order));
+    out
+}
+
+fn write_value(out: &mut String, value: &Value, order: Option<&KeyOrder>) {
+    match value {
+        Value::Object(map) => {
+            out.push('{');
+            let mut first = true;
+            let mut entry = |out: &mut String, key: &str, v: &Value, sub: Option<&KeyOrder>| {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                write_scalar(out, &Value::String(key.to_owned()));
+                out.push(':');
+                write_value(out, v, sub);
+            };
+            let known = order.map_or(&[][..], |o| o.keys.as_slice());
+            for (key, sub) in known {
+                if let Some(v) = map.get(key) {
+                    entry(out, key, v, Some(sub));
+                }
+            }
+            if map.len() > known.len() || known.iter().any(|(k, _)| !map.contains_key(k)) {
+                let written: std::collections::BTreeSet<&str> =
+                    known.iter().map(|(k, _)| k.as_str()).collect();
+                for (key, v) in map {
+                    if !written.contains(key.as_str()) {
+                        entry(out, key, v, None);
+                    }
+                }
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, v, order.and_then(|o| o.items.get(i)));
+            }
+            out.push(']');
+        }
+        scalar => write_scalar(out, scalar),
+    }
+}
+
+fn write_scalar(out: &mut String, value: &Value) {
+    // Serializing a string, number, bool or null cannot fail.
+    out.push_str(&serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned()));
+}

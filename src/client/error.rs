@@ -1,6 +1,7 @@
 //! Typed API errors: one kind per status class, the service's stable `code`, and everything a
 //! caller needs to decide what to do next. Errors never carry the API key or a request body.
 
+use super::request::RetryClass;
 use super::retry;
 use serde_json::{Map, Value};
 use std::fmt;
@@ -83,7 +84,7 @@ impl ErrorKind {
     }
 
     /// The code used when an error answer carries none.
-    fn default_code(self) -> &'static str {
+    pub(crate) fn default_code(self) -> &'static str {
         match self {
             Self::BadRequest | Self::Validation => "invalid_request",
             Self::Authentication => "unauthorized",
@@ -127,6 +128,10 @@ pub struct ApiError {
     pub headers: Vec<(String, String)>,
     /// The server-requested delay (`retry-after-ms` or `Retry-After`), in milliseconds.
     pub retry_after_ms: Option<u64>,
+    /// A write that is not replay-safe may have been applied: the request went out and no answer came back
+    /// (connection lost after sending, timeout). It was not sent again; read the resource (or list) to learn whether
+    /// it happened. JS: `outcomeUnknown`.
+    pub outcome_unknown: bool,
 }
 
 impl fmt::Display for ApiError {
@@ -157,6 +162,7 @@ impl ApiError {
             doc_url: None,
             headers: Vec::new(),
             retry_after_ms: None,
+            outcome_unknown: false,
         }
     }
 
@@ -193,6 +199,18 @@ impl ApiError {
         body: &str,
         now_ms: Option<u64>,
     ) -> Self {
+        Self::from_answer(status, headers, body, now_ms, RetryClass::Idempotent)
+    }
+
+    /// [`ApiError::from_response`] for a route of retry class `class`: a write that is not replay-safe is retryable
+    /// only when the answer says nothing was done ([`retry::is_retryable_for`]).
+    pub fn from_answer(
+        status: u16,
+        headers: &[(String, String)],
+        body: &str,
+        now_ms: Option<u64>,
+        class: RetryClass,
+    ) -> Self {
         let kind = ErrorKind::from_status(status);
         let headers: Vec<(String, String)> = headers
             .iter()
@@ -222,7 +240,7 @@ impl ApiError {
         let code = parsed
             .code
             .unwrap_or_else(|| kind.default_code().to_owned());
-        let retryable = retry::is_retryable(status, &code, parsed.retryable);
+        let retryable = retry::is_retryable_for(class, status, &code, parsed.retryable);
         let request_id = parsed
             .request_id
             .or_else(|| header(&headers, "x-request-id").map(str::to_owned));
@@ -239,6 +257,7 @@ impl ApiError {
             doc_url: parsed.doc_url,
             headers,
             retry_after_ms,
+            outcome_unknown: false,
         }
     }
 }

@@ -48,9 +48,29 @@ pub mod webhooks;
 #[cfg(test)]
 mod tests;
 
+/// What the host looks like, for the browser-key guard (`dangerouslyAllowBrowser`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostFacts {
+    /// `window` and `document` exist (a page).
+    pub page: bool,
+    /// `WorkerGlobalScope` exists and the global object is one (a Web Worker, a service worker, a shared worker;
+    /// also Cloudflare's workerd, whose global is a `ServiceWorkerGlobalScope`).
+    pub worker_scope: bool,
+    /// A server runtime's own marker: `Deno`, `Bun`, `process.versions.node`, `EdgeRuntime`, or the user agent
+    /// `Cloudflare-Workers`.
+    pub server_runtime: bool,
+}
+
+impl HostFacts {
+    /// Whether code runs where a user can read it (a page or a browser's worker): the key would be exposed.
+    pub fn is_browser(self) -> bool {
+        self.page || (self.worker_scope && !self.server_runtime)
+    }
+}
+
 pub use call::{Action, ApiResponse, Call, CallOptions, Env, LogRecord, TransportError};
 pub use error::{ApiError, ErrorKind};
-pub use request::{HttpRequest, Method, RequestSpec, ResponseKind, Target};
+pub use request::{HttpRequest, Method, RequestSpec, ResponseKind, RetryClass, Target};
 pub use validate::validate_extraction_schema;
 
 use std::fmt;

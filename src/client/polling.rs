@@ -11,6 +11,14 @@
 //!   40 s, then every 60 s, so a run waiting days on a person costs at most one request a minute.
 //! - Files have no `wait`: polled after 1 s, 2 s, 4 s, then every 5 s, until `ready` (or a status
 //!   named `failed`/`error`, handed back for the caller to report).
+//! - A floor between polls: an answer that comes back sooner than the floor with the same status as the previous
+//!   one, a status the service holds for (a proxy with a short timeout, a server that ignores `wait`), is followed
+//!   by a pause that fills the floor: 1 s, then 2 s, 4 s, 5 s for consecutive early answers; an answer held at least
+//!   the floor, or a changed status (the service's own reason to answer early), polls again at once. A
+//!   `Retry-After` on a poll's answer is honoured (the longer of the two). An honest server pays no pause, so a
+//!   T-second run still costs about T/120 + 2 requests.
+//! - An overall deadline (`deadlineMs`): the wait fails with `wait_deadline` ([`ErrorKind::Timeout`]) as soon as the
+//!   next poll could not end within it, and the last poll's `wait` shrinks to fit what is left.
 
 use super::error::{ApiError, ErrorKind};
 use super::request::{segment, Method, RequestSpec};
@@ -83,6 +91,20 @@ pub struct PollPlanner {
     state: State,
     requests: u32,
     idle_polls: u32,
+    early_polls: u32,
+    last_status: Option<String>,
+    deadline_ms: Option<u64>,
+}
+
+/// What the driver measured around one poll, for [`PollPlanner::on_answer`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PollTiming {
+    /// How long the poll's call took (its retries included).
+    pub held_ms: u64,
+    /// Time since the wait started, this poll included.
+    pub elapsed_ms: u64,
+    /// The `Retry-After` of the answer, when it had one.
+    pub retry_after_ms: Option<u64>,
 }
 
 impl std::fmt::Debug for PollPlanner {
@@ -94,6 +116,28 @@ impl std::fmt::Debug for PollPlanner {
             .field("requests", &self.requests)
             .field("idle_polls", &self.idle_polls)
             .finish()
+    }
+}
+
+/// Floor between the starts of two polls when the server answers early: first, then doubled up to max.
+pub const POLL_FLOOR_FIRST_MS: u64 = 1_000;
+/// Largest floor.
+pub const POLL_FLOOR_MAX_MS: u64 = 5_000;
+
+/// Reads a `deadlineMs` option: a whole number of milliseconds from 1 to 2^53 - 1.
+///
+/// # Errors
+/// `invalid_request` at `deadlineMs` for anything else.
+pub fn deadline_ms(value: f64) -> Result<u64, ApiError> {
+    if value.is_finite() && value >= 1.0 && value.fract() == 0.0 && value <= 9_007_199_254_740_991.0
+    {
+        Ok(value as u64)
+    } else {
+        Err(ApiError::validation(
+            "invalid_request",
+            "deadlineMs",
+            "must be a whole number of milliseconds, at least 1",
+        ))
     }
 }
 
@@ -145,7 +189,16 @@ impl PollPlanner {
             state: State::NeedRequest,
             requests: 0,
             idle_polls: 0,
+            early_polls: 0,
+            last_status: None,
+            deadline_ms: None,
         }
+    }
+
+    /// Sets the overall deadline of the wait, in milliseconds from its start.
+    pub fn with_deadline(mut self, deadline_ms: Option<u64>) -> Self {
+        self.deadline_ms = deadline_ms;
+        self
     }
 
     /// Requests planned so far.
@@ -180,8 +233,21 @@ impl PollPlanner {
         }
     }
 
-    /// Hands over the body of the last request's successful answer.
+    /// Hands over the body of an answer that was held as the service promises (no floor needed, no deadline
+    /// elapsed): [`PollPlanner::on_answer`] with the timing of an honest long poll.
     pub fn on_body(&mut self, body: &Value) {
+        self.on_answer(
+            body,
+            PollTiming {
+                held_ms: u64::MAX,
+                elapsed_ms: 0,
+                retry_after_ms: None,
+            },
+        );
+    }
+
+    /// Hands over the body of the last request's successful answer and how long it took.
+    pub fn on_answer(&mut self, body: &Value, timing: PollTiming) {
         if self.state != State::Awaiting {
             return;
         }
@@ -193,11 +259,29 @@ impl PollPlanner {
             ))));
             return;
         };
-        match self.classify(status) {
-            Verdict::Stop => self.state = State::Finished(Some(Ok(body.clone()))),
+        let delay = match self.classify(status) {
+            Verdict::Stop => {
+                self.state = State::Finished(Some(Ok(body.clone())));
+                return;
+            }
             Verdict::PollNow => {
                 self.idle_polls = 0;
-                self.state = State::NeedRequest;
+                let floor = POLL_FLOOR_FIRST_MS
+                    .saturating_mul(1u64 << self.early_polls.min(16))
+                    .min(POLL_FLOOR_MAX_MS);
+                // A status change is the service's own reason to answer a long poll early: poll again at once.
+                let changed = self.last_status.as_deref() != Some(status);
+                if changed {
+                    self.last_status = Some(status.to_owned());
+                    self.early_polls = 0;
+                    0
+                } else if timing.held_ms < floor {
+                    self.early_polls = self.early_polls.saturating_add(1);
+                    floor - timing.held_ms
+                } else {
+                    self.early_polls = 0;
+                    0
+                }
             }
             Verdict::PollLater => {
                 let (first, max) = match self.target {
@@ -208,9 +292,34 @@ impl PollPlanner {
                     .saturating_mul(1u64 << self.idle_polls.min(16))
                     .min(max);
                 self.idle_polls = self.idle_polls.saturating_add(1);
-                self.state = State::Sleeping(delay);
+                delay
+            }
+        };
+        let delay = delay.max(timing.retry_after_ms.unwrap_or(0));
+        if let Some(deadline) = self.deadline_ms {
+            let next_at = timing.elapsed_ms.saturating_add(delay);
+            if next_at >= deadline {
+                let mut err = ApiError::new(
+                    ErrorKind::Timeout,
+                    "wait_deadline",
+                    format!("still {status} when the wait's deadline ({deadline} ms) came"),
+                );
+                err.retryable = false;
+                self.state = State::Finished(Some(Err(err)));
+                return;
+            }
+            if self.spec.wait.is_some() {
+                // The next long poll ends before the deadline (an honest server answers by then).
+                let left_s = (deadline - next_at) / 1000;
+                let fit = u32::try_from(left_s).unwrap_or(MAX_WAIT_SECONDS);
+                self.spec.wait = Some(fit.min(MAX_WAIT_SECONDS));
             }
         }
+        self.state = if delay == 0 {
+            State::NeedRequest
+        } else {
+            State::Sleeping(delay)
+        };
     }
 
     fn classify(&self, status: &str) -> Verdict {

@@ -91,11 +91,55 @@ pub struct RequestSpec {
     pub auth: bool,
     /// Content type of a body the caller attaches itself (the bytes of an upload).
     pub raw_body_content_type: Option<String>,
-    /// Whether resending after an unknown outcome (dropped connection, timeout) is safe.
-    /// `false` for extract batch, which ignores `idempotency-key`: a resend after the service
-    /// committed would start a second batch, so only answers that prove nothing started
-    /// (429, 503, `retryable: true`) are retried there.
-    pub replay_safe: bool,
+    /// When the route may be sent again (see [`RetryClass`]).
+    pub retry: RetryClass,
+    /// How the body keeps the caller's key order ([`RequestSpec::in_caller_order`]).
+    pub body_order: Option<std::sync::Arc<CallerBody>>,
+}
+
+/// The caller's own JSON text of a body, kept so the wire has the caller's key order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallerBody {
+    /// The text is the body (it parses to the same value): sent as it is.
+    Verbatim(String),
+    /// The body differs (fields the client adds or drops): written in the text's key order.
+    Order(super::common::KeyOrder),
+}
+
+/// When a route may be sent again, from the spec: the service dedupes `idempotency-key` only for run creations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryClass {
+    /// GET, PUT, PATCH, DELETE: reading or setting state; resent after any transient failure, a lost answer and a
+    /// timeout included (the spec calls DELETE idempotent; PATCH sets fields).
+    Idempotent,
+    /// A run creation (agent runs, extract, parse, redact, fill, sign, pipeline): the service returns the original run
+    /// for a repeated `idempotency-key`, so it is resent with the same key after a lost answer or a timeout.
+    KeyedCreate,
+    /// A decision the service takes once (approve / reject an approval, complete a human step): "a first decision is
+    /// final; a second decision on the same approval is a 409" (spec), so a resend cannot apply twice. Resent after a
+    /// lost answer or a timeout; a 409 on such a resend rejects with `outcome_unknown` (the decision is made, maybe by
+    /// this call, maybe by someone else: the service does not say), never a plain conflict about the caller's own write.
+    DecideOnce,
+    /// Every other POST (extract batch, which ignores the key, webhooks, files, configs, actions, realtime
+    /// sessions, cancel, keep ...): resent only when nothing can have happened (the connection failed
+    /// before the request was sent, 429, 503 `auth_unavailable`, an envelope with `retryable: true`). After a lost
+    /// answer or a timeout the call fails with `outcome_unknown` set.
+    NotReplaySafe,
+}
+
+impl RetryClass {
+    /// The class of a method when the route says nothing more: a POST is not replay-safe.
+    pub fn of_method(method: Method) -> Self {
+        match method {
+            Method::Post => Self::NotReplaySafe,
+            Method::Get | Method::Put | Method::Patch | Method::Delete => Self::Idempotent,
+        }
+    }
+
+    /// Whether a request that may have reached the service (lost answer, timeout) may be sent again.
+    pub fn resend_after_unknown_outcome(self) -> bool {
+        self != Self::NotReplaySafe
+    }
 }
 
 impl RequestSpec {
@@ -111,8 +155,39 @@ impl RequestSpec {
             response: ResponseKind::Json,
             auth: true,
             raw_body_content_type: None,
-            replay_safe: true,
+            retry: RetryClass::of_method(method),
+            body_order: None,
         }
+    }
+
+    /// Writes the body with every object's keys in the order of `caller_text`, the caller's own JSON text of the
+    /// params (`None` keeps serde_json's order). Validation reads the parsed value; the wire keeps the caller's order.
+    ///
+    /// # Errors
+    /// `invalid_request` when the text is not JSON.
+    pub fn in_caller_order(mut self, caller_text: Option<&str>) -> Result<Self, ApiError> {
+        if let (Some(text), Some(body)) = (caller_text, &self.body) {
+            // The caller's text says exactly what the route sends (the usual case): it is sent as it is.
+            let same = serde_json::from_str::<Value>(text).is_ok_and(|caller| &caller == body);
+            self.body_order = Some(std::sync::Arc::new(if same {
+                CallerBody::Verbatim(text.to_owned())
+            } else {
+                CallerBody::Order(super::common::KeyOrder::of_text(text)?)
+            }));
+        }
+        Ok(self)
+    }
+
+    /// Marks a decision the service takes once ([`RetryClass::DecideOnce`]).
+    pub fn decide_once(mut self) -> Self {
+        self.retry = RetryClass::DecideOnce;
+        self
+    }
+
+    /// Marks a run creation: the service dedupes its `idempotency-key`, so a lost answer is resent with the same key.
+    pub fn run_creation(mut self) -> Self {
+        self.retry = RetryClass::KeyedCreate;
+        self
     }
 
     /// Sets the JSON body.
@@ -163,7 +238,15 @@ pub struct HttpRequest {
     pub follow_redirects: bool,
     /// 1-based attempt number.
     pub attempt: u32,
+    /// Most bytes of the answer's body the host reads; a longer body fails the call with `response_too_large`
+    /// (report it with `TransportError::TooLarge`).
+    pub max_body_bytes: u64,
 }
+
+/// Largest API answer read (JSON): far above any answer of the spec, small enough to never exhaust a worker.
+pub const MAX_API_BODY_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest download read (an output file or an upload's answer from the storage host).
+pub const MAX_DOWNLOAD_BODY_BYTES: u64 = 512 * 1024 * 1024;
 
 impl fmt::Debug for HttpRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -179,6 +262,7 @@ impl fmt::Debug for HttpRequest {
             .field("timeout_ms", &self.timeout_ms)
             .field("follow_redirects", &self.follow_redirects)
             .field("attempt", &self.attempt)
+            .field("max_body_bytes", &self.max_body_bytes)
             .finish()
     }
 }
@@ -270,9 +354,13 @@ pub(crate) fn build(
     let body = match &spec.body {
         Some(value) => {
             set(&mut headers, "content-type", "application/json");
-            Some(serde_json::to_string(value).map_err(|_| {
-                ApiError::validation("invalid_request", "body", "cannot be serialized")
-            })?)
+            Some(match spec.body_order.as_deref() {
+                Some(CallerBody::Verbatim(text)) => text.clone(),
+                Some(CallerBody::Order(order)) => super::common::write_in_order(value, order),
+                None => serde_json::to_string(value).map_err(|_| {
+                    ApiError::validation("invalid_request", "body", "cannot be serialized")
+                })?,
+            })
         }
         None => None,
     };
@@ -294,8 +382,16 @@ pub(crate) fn build(
         body,
         raw_body: spec.raw_body_content_type.is_some(),
         timeout_ms: parts.timeout_ms,
-        follow_redirects: spec.response != ResponseKind::Redirect,
+        // API routes never let the runtime follow a redirect (it would carry the default headers, the
+        // idempotency key and the body to wherever `Location` points): the call decides ([`super::Call`]). Signed
+        // download and upload URLs (no key, no default headers) follow as before.
+        follow_redirects: spec.response != ResponseKind::Redirect
+            && matches!(spec.target, Target::External(_)),
         attempt: parts.attempt,
+        max_body_bytes: match spec.target {
+            Target::Api(_) => MAX_API_BODY_BYTES,
+            Target::External(_) => MAX_DOWNLOAD_BODY_BYTES,
+        },
     })
 }
 

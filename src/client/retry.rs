@@ -8,6 +8,7 @@
 //! idempotency key would make a retry safe, but the rule stays the one the service documents.
 
 use super::error::header;
+use super::request::RetryClass;
 
 /// First backoff delay.
 pub const INITIAL_BACKOFF_MS: u64 = 500;
@@ -23,6 +24,68 @@ pub fn is_retryable(status: u16, code: &str, envelope_retryable: Option<bool>) -
         Some(flag) => flag,
         None => matches!(status, 408 | 429 | 503) || code == "auth_unavailable",
     }
+}
+
+/// [`is_retryable`] for a route of retry class `class`. A write that is not replay-safe
+/// ([`RetryClass::NotReplaySafe`]) is retried only on an answer that says nothing was done: its envelope's
+/// `retryable` when it has one, otherwise 429 and `auth_unavailable` (the key was not checked, so nothing ran).
+/// A bare 503 or 408 (a proxy's page) may come after the service applied the write, so it is not retried there.
+pub fn is_retryable_for(
+    class: RetryClass,
+    status: u16,
+    code: &str,
+    envelope_retryable: Option<bool>,
+) -> bool {
+    match class {
+        RetryClass::Idempotent | RetryClass::KeyedCreate | RetryClass::DecideOnce => {
+            is_retryable(status, code, envelope_retryable)
+        }
+        RetryClass::NotReplaySafe => {
+            if status == 402 || code == "credits_exhausted" {
+                return false;
+            }
+            match envelope_retryable {
+                Some(flag) => flag,
+                None => status == 429 || code == "auth_unavailable",
+            }
+        }
+    }
+}
+
+/// Whether a runtime's failure of `fetch` proves the request was never sent: the connection was refused or could
+/// not be made (DNS, TCP connect, TLS), or `fetch` threw before starting. `code` is the runtime's error code (undici's
+/// `cause.code` in Node, `error.code` in Bun), `message` its text (Deno names the connect phase there). Anything else
+/// (a reset, a socket closed by the other side, a browser's bare "Failed to fetch") may have come after the request
+/// went out: unknown.
+pub fn failed_before_sending(code: &str, message: &str) -> bool {
+    const CODES: [&str; 14] = [
+        // Node (undici `cause.code`, system errors of `connect`)
+        "ECONNREFUSED",
+        "ENOTFOUND",
+        "EAI_AGAIN",
+        "EHOSTUNREACH",
+        "ENETUNREACH",
+        "EADDRNOTAVAIL",
+        "UND_ERR_CONNECT_TIMEOUT",
+        "UND_ERR_INVALID_ARG",
+        "ERR_INVALID_URL",
+        "ERR_TLS_CERT_ALTNAME_INVALID",
+        // Bun (`error.code`)
+        "ConnectionRefused",
+        "FailedToOpenSocket",
+        "CERT_HAS_EXPIRED",
+        // The host's marker for `fetch` throwing synchronously (bad URL, bad header): nothing left.
+        "DOCAUTO_NOT_SENT",
+    ];
+    if CODES.contains(&code) {
+        return true;
+    }
+    // Deno: "error sending request for url (...): client error (Connect): tcp connect error: Connection refused";
+    // "dns error" for a name that does not resolve.
+    let lower = message.to_ascii_lowercase();
+    lower.contains("client error (connect)")
+        || lower.contains("tcp connect error")
+        || lower.contains("dns error")
 }
 
 /// Exponential backoff for the retry with index `retries_done` (0 for the first retry):

@@ -67,6 +67,23 @@ pub fn same_origin(url: &str, base_origin: &str) -> bool {
     origin(url).is_some_and(|o| o == base_origin)
 }
 
+/// The absolute URL a `Location` header points to, read against the URL of the request that got it: an absolute
+/// `http(s)` URL, a scheme-relative `//host/...` or an absolute path `/...`. `None` for anything else (a relative
+/// path, another scheme, a URL [`origin`] cannot read): such a redirect is not followed.
+pub fn resolve_location(location: &str, request_url: &str) -> Option<String> {
+    let location = location.trim();
+    let (scheme, rest) = request_url.split_once("://")?;
+    let resolved = if location.starts_with("//") {
+        format!("{scheme}:{location}")
+    } else if location.starts_with('/') {
+        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        format!("{scheme}://{}{location}", rest.get(..end)?)
+    } else {
+        location.to_owned()
+    };
+    origin(&resolved).map(|_| resolved)
+}
+
 /// The path of a URL without query or fragment, for log lines (signed query strings never logged).
 pub fn path_for_log(url: &str) -> &str {
     let end = url.find(['?', '#']).unwrap_or(url.len());

@@ -184,10 +184,12 @@ fn check_inputs(file: Option<&FileRef>, files: Option<&Vec<FileRef>>) -> Result<
     }
 }
 
+/// A verb's run creation (the service dedupes its `idempotency-key`).
 fn post(path: &str, body: Value) -> RequestSpec {
     RequestSpec::api(Method::Post, path.to_owned())
         .with_body(body)
         .with_wait(None)
+        .run_creation()
 }
 
 /// `POST /v1/extract`.
@@ -238,8 +240,9 @@ pub fn extract_batch(p: &ExtractBatchParams) -> Result<RequestSpec, ApiError> {
         }
     }
     p.check_common()?;
+    // Extract batch ignores `idempotency-key` (spec): not a deduped run creation.
     let mut spec = post("/v1/extract/batch", to_body(p)?);
-    spec.replay_safe = false;
+    spec.retry = super::request::RetryClass::NotReplaySafe;
     Ok(spec)
 }
 

@@ -57,7 +57,17 @@ export interface WaitRequestOptions extends RequestOptions {
 }
 
 /** Options of `waitFor`. */
-export interface WaitForOptions extends RequestOptions {
+/** Options of a wait (`waitFor`, `waitUntilReady`). */
+export interface WaitOptions extends RequestOptions {
+  /**
+   * Overall deadline of the whole wait in milliseconds (every poll and pause included). When the next poll could not
+   * end within it, the wait rejects with `APITimeoutError` code `wait_deadline`. Default: none (each request is still
+   * bounded by `timeoutMs`).
+   */
+  deadlineMs?: number;
+}
+
+export interface WaitForOptions extends WaitOptions {
   /** `finished` (default): a terminal status. `settled`: also when the run is blocked on a person (or needs a signature). */
   until?: "finished" | "settled";
 }
@@ -469,6 +479,7 @@ export interface APIErrorFields {
   docUrl?: string;
   headers?: Record<string, string>;
   retryAfter?: number;
+  outcomeUnknown?: boolean;
 }
 
 /** Base class of every error of an API call. */
@@ -485,6 +496,12 @@ export declare class APIError extends Error {
   readonly headers: Record<string, string>;
   /** Seconds the service asked to wait, when it did. */
   readonly retryAfter: number | undefined;
+  /**
+   * `true` on an `APIConnectionError` / `APITimeoutError` of a write that is not replay-safe (every POST except run
+   * creations): the request went out, no answer came back, and it was not sent again. It may have been applied:
+   * read the resource (or list) before creating it again. `false` everywhere else.
+   */
+  readonly outcomeUnknown: boolean;
 }
 /** 400, and inputs refused before any request was sent (same code as the service's). */
 export declare class BadRequestError extends APIError {}

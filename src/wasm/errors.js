@@ -10,7 +10,7 @@
 export class APIError extends Error {
   /**
    * @param {string} message
-   * @param {object} [fields] `status`, `code`, `retryable`, `requestId`, `docUrl`, `headers`, `retryAfter`.
+   * @param {object} [fields] `status`, `code`, `retryable`, `requestId`, `docUrl`, `headers`, `retryAfter`, `outcomeUnknown`.
    */
   constructor(message, fields = {}) {
     super(message);
@@ -29,6 +29,11 @@ export class APIError extends Error {
     this.headers = fields.headers ?? {};
     /** Seconds the service asked to wait (`Retry-After`), when it did. */
     this.retryAfter = fields.retryAfter;
+    /**
+     * A write that is not replay-safe may have been applied: the request went out, no answer came back (lost
+     * connection, timeout), and it was not sent again. Read the resource to learn whether it happened.
+     */
+    this.outcomeUnknown = fields.outcomeUnknown === true;
   }
 }
 

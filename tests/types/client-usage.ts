@@ -78,7 +78,7 @@ async function agents(): Promise<void> {
   });
   const rejected: ApprovalDecision = await client.agentRuns.reject(settled.id, "apr_2", { note: "no" }, perCall);
   const task: TaskCompletion = await client.agentRuns.completeTask(settled.id, "review", { note: "done", files: [] });
-  const finished: AgentRun = await client.agentRuns.waitFor(settled.id);
+  const finished: AgentRun = await client.agentRuns.waitFor(settled.id, { deadlineMs: 600_000 });
   if (finished.status === "failed") {
     const code: string | undefined = finished.error?.code;
     void code;
@@ -164,7 +164,8 @@ async function errors(): Promise<void> {
       const code: string = e.code;
       const status: number | undefined = e.status;
       const id: string | undefined = e.requestId;
-      void [code, status, id, e.docUrl, e.headers, e.retryable];
+      const unknown: boolean = e.outcomeUnknown;
+      void [code, status, id, e.docUrl, e.headers, e.retryable, unknown];
     } else if (e instanceof RateLimitError) {
       const wait: number | undefined = e.retryAfter;
       void wait;

@@ -1,4 +1,4 @@
-use super::{config, drive, env, h, run, Reply, KEY};
+use super::{config, drive, env, h, retrieve_call, run, Reply, KEY};
 use crate::client::{
     agent_runs, files, runs, verbs, webhooks, Action, Call, CallOptions, ClientConfig, ErrorKind,
     LogLevel, Method, TransportError,
@@ -129,7 +129,10 @@ fn api_requests_carry_bearer_key_and_json_headers() {
     assert_eq!(req.header("content-type"), Some("application/json"));
     assert_eq!(req.header("accept"), Some("application/json"));
     assert_eq!(req.timeout_ms, 600_000);
-    assert!(req.follow_redirects);
+    assert!(
+        !req.follow_redirects,
+        "API routes: redirect manual, the call decides"
+    );
 }
 
 #[test]
@@ -367,13 +370,7 @@ fn an_aborted_attempt_is_not_retried() {
 
 #[test]
 fn abort_during_a_sleep_ends_the_call() {
-    let mut call = Call::new(
-        &config(),
-        runs::retrieve("exr_1").unwrap(),
-        &CallOptions::default(),
-        [0; 16],
-    )
-    .unwrap();
+    let mut call = retrieve_call();
     assert!(matches!(call.next(), Action::Send(_)));
     call.on_response(503, &[], "", env());
     assert!(matches!(call.next(), Action::Sleep { .. }));
@@ -386,13 +383,7 @@ fn abort_during_a_sleep_ends_the_call() {
 
 #[test]
 fn next_without_an_answer_is_an_error_not_a_second_send() {
-    let mut call = Call::new(
-        &config(),
-        runs::retrieve("exr_1").unwrap(),
-        &CallOptions::default(),
-        [0; 16],
-    )
-    .unwrap();
+    let mut call = retrieve_call();
     assert!(matches!(call.next(), Action::Send(_)));
     match call.next() {
         Action::Done(Err(e)) => assert_eq!(e.code, "invalid_call_state"),
@@ -597,13 +588,7 @@ fn debug_logs_name_method_path_status_and_attempt_but_never_key_or_body() {
 
 #[test]
 fn default_log_level_reports_retries_but_not_attempts() {
-    let mut call = Call::new(
-        &config(),
-        runs::retrieve("exr_1").unwrap(),
-        &CallOptions::default(),
-        [0; 16],
-    )
-    .unwrap();
+    let mut call = retrieve_call();
     let _ = call.next();
     call.on_response(503, &[], "", env());
     let logs = call.take_logs();
@@ -613,13 +598,7 @@ fn default_log_level_reports_retries_but_not_attempts() {
 
 #[test]
 fn default_log_level_is_silent_on_a_handled_4xx_but_reports_exhausted_retries() {
-    let mut call = Call::new(
-        &config(),
-        runs::retrieve("exr_1").unwrap(),
-        &CallOptions::default(),
-        [0; 16],
-    )
-    .unwrap();
+    let mut call = retrieve_call();
     let _ = call.next();
     call.on_response(
         404,
@@ -703,13 +682,7 @@ fn connection_error_text_loses_signed_queries_and_the_key() {
 #[test]
 fn server_echo_of_the_key_is_scrubbed_from_errors() {
     let body = format!(r#"{{"code":"invalid_token","message":"token {KEY} is revoked"}}"#);
-    let mut call = Call::new(
-        &config(),
-        runs::retrieve("exr_1").unwrap(),
-        &CallOptions::default(),
-        [0; 16],
-    )
-    .unwrap();
+    let mut call = retrieve_call();
     let _ = call.next();
     call.on_response(401, &[("x-echo".into(), KEY.into())], &body, env());
     let Action::Done(Err(err)) = call.next() else {
@@ -914,4 +887,29 @@ fn json_success_is_final_only_for_json_routes_below_info() {
         assert_eq!(response.request_id.as_deref(), Some("req_9"));
         assert!(response.idempotent_replay);
     }
+}
+
+#[test]
+fn the_browser_key_guard_covers_pages_and_browser_workers_not_server_runtimes() {
+    use crate::client::HostFacts;
+    let page = HostFacts {
+        page: true,
+        ..Default::default()
+    };
+    let worker = HostFacts {
+        worker_scope: true,
+        ..Default::default()
+    };
+    let workerd = HostFacts {
+        worker_scope: true,
+        server_runtime: true,
+        ..Default::default()
+    };
+    assert!(page.is_browser(), "a page");
+    assert!(worker.is_browser(), "a Web Worker or service worker");
+    assert!(
+        !workerd.is_browser(),
+        "workerd's ServiceWorkerGlobalScope is a server"
+    );
+    assert!(!HostFacts::default().is_browser(), "Node, Deno, Bun");
 }

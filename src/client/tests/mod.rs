@@ -1,8 +1,11 @@
 //! Cross-module behaviour tests of the client core.
 
 mod calls;
+mod classes;
 mod errors;
+mod order;
 mod polls;
+mod redirects;
 mod resources;
 mod retries;
 mod validation;
@@ -16,6 +19,17 @@ pub(crate) const KEY: &str = "sk_live_SECRET123";
 
 pub(crate) fn config() -> ClientConfig {
     ClientConfig::new(KEY, "https://api.example.com/").unwrap()
+}
+
+/// A fresh call of `GET /v1/runs/exr_1` with the default options.
+pub(crate) fn retrieve_call() -> Call {
+    Call::new(
+        &config(),
+        crate::client::runs::retrieve("exr_1").unwrap(),
+        &CallOptions::default(),
+        [0; 16],
+    )
+    .unwrap()
 }
 
 pub(crate) fn env() -> Env {

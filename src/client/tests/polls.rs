@@ -257,3 +257,188 @@ fn metadata_filters_are_encoded_in_the_url() {
         "https://api.example.com/v1/runs?status=processed&object=extract_run&metadata.customer%20id=a%26b%3Dc"
     );
 }
+
+/// A server that answers every long poll at once with a status the service holds for (a proxy with a short
+/// timeout): the planner keeps a floor between polls, 1 s then backing off to 5 s.
+#[test]
+fn early_answers_keep_a_floor_between_polls_backing_off_to_five_seconds() {
+    use crate::client::polling::{PollTiming, POLL_FLOOR_MAX_MS};
+    let mut planner = runs::wait_for("exr_1", Until::Finished).unwrap();
+    let mut clock = 0u64;
+    let mut requests = 0u32;
+    let mut sleeps = Vec::new();
+    while clock < 3_000 {
+        match planner.next() {
+            PollStep::Request(_) => {
+                requests += 1;
+                clock += 2;
+                planner.on_answer(
+                    &json!({"id": "exr_1", "status": "processing"}),
+                    PollTiming {
+                        held_ms: 2,
+                        elapsed_ms: clock,
+                        retry_after_ms: None,
+                    },
+                );
+            }
+            PollStep::Sleep { ms } => {
+                sleeps.push(ms);
+                clock += ms;
+            }
+            PollStep::Done(r) => panic!("done early: {r:?}"),
+        }
+    }
+    assert!(requests <= 4, "{requests} requests in 3 s");
+    assert_eq!(
+        sleeps[..2],
+        [998, 1_998],
+        "the first answer is a change (none before)"
+    );
+    for _ in 0..6 {
+        match planner.next() {
+            PollStep::Request(_) => planner.on_answer(
+                &json!({"id": "exr_1", "status": "processing"}),
+                PollTiming {
+                    held_ms: 0,
+                    elapsed_ms: 0,
+                    retry_after_ms: None,
+                },
+            ),
+            PollStep::Sleep { ms } => sleeps.push(ms),
+            PollStep::Done(r) => panic!("done early: {r:?}"),
+        }
+    }
+    assert_eq!(*sleeps.last().unwrap(), POLL_FLOOR_MAX_MS);
+}
+
+#[test]
+fn a_poll_held_past_the_floor_resets_it_and_retry_after_is_honoured() {
+    use crate::client::polling::PollTiming;
+    let mut planner = agent_runs::wait_for("agr_1", Until::Finished).unwrap();
+    let processing = json!({"id": "agr_1", "status": "processing"});
+    let timing = |held_ms, retry_after_ms| PollTiming {
+        held_ms,
+        elapsed_ms: 0,
+        retry_after_ms,
+    };
+    assert!(matches!(planner.next(), PollStep::Request(_)));
+    planner.on_answer(
+        &json!({"id": "agr_1", "status": "queued"}),
+        timing(10, None),
+    );
+    assert!(
+        matches!(planner.next(), PollStep::Request(_)),
+        "a changed status: poll again at once"
+    );
+    planner.on_answer(&processing, timing(10, None));
+    assert!(
+        matches!(planner.next(), PollStep::Request(_)),
+        "changed again"
+    );
+    planner.on_answer(&processing, timing(10, None));
+    assert_eq!(planner.next(), PollStep::Sleep { ms: 990 });
+    assert!(matches!(planner.next(), PollStep::Request(_)));
+    planner.on_answer(&processing, timing(120_000, None));
+    assert!(
+        matches!(planner.next(), PollStep::Request(_)),
+        "held: poll again at once"
+    );
+    planner.on_answer(&processing, timing(120_000, Some(7_000)));
+    assert_eq!(planner.next(), PollStep::Sleep { ms: 7_000 });
+    assert!(matches!(planner.next(), PollStep::Request(_)));
+    planner.on_answer(&processing, timing(10, None));
+    assert_eq!(
+        planner.next(),
+        PollStep::Sleep { ms: 990 },
+        "the floor starts again at 1 s"
+    );
+}
+
+#[test]
+fn an_honest_server_still_costs_about_t_over_120_plus_two_requests_with_the_floor() {
+    use crate::client::polling::PollTiming;
+    for t in [0u64, 1, 30, 119, 121, 600, 3_600] {
+        let mut planner = runs::wait_for("exr_1", Until::Finished).unwrap();
+        let mut now = 0u64;
+        let mut requests = 0u64;
+        loop {
+            match planner.next() {
+                PollStep::Request(spec) => {
+                    requests += 1;
+                    // queued answered at once (a status change), then held until done or 120 s.
+                    let start = now;
+                    let status = if requests == 1 {
+                        "queued"
+                    } else {
+                        now = (now + 1000 * u64::from(spec.wait.unwrap())).min((t * 1000).max(now));
+                        if now >= t * 1000 {
+                            "processed"
+                        } else {
+                            "processing"
+                        }
+                    };
+                    planner.on_answer(
+                        &json!({"id": "exr_1", "status": status}),
+                        PollTiming {
+                            held_ms: now - start,
+                            elapsed_ms: now,
+                            retry_after_ms: None,
+                        },
+                    );
+                }
+                PollStep::Sleep { ms } => now += ms,
+                PollStep::Done(r) => {
+                    assert_eq!(r.unwrap()["status"], "processed");
+                    break;
+                }
+            }
+        }
+        assert!(requests <= t / 120 + 2, "T={t}: {requests} requests");
+    }
+}
+
+#[test]
+fn a_deadline_ends_the_wait_with_wait_deadline_and_shrinks_the_last_wait() {
+    use crate::client::polling::{deadline_ms, PollTiming};
+    let mut planner = runs::wait_for("exr_1", Until::Finished)
+        .unwrap()
+        .with_deadline(Some(150_000));
+    let processing = json!({"id": "exr_1", "status": "processing"});
+    let PollStep::Request(first) = planner.next() else {
+        panic!()
+    };
+    assert_eq!(first.wait, Some(120));
+    planner.on_answer(
+        &processing,
+        PollTiming {
+            held_ms: 120_000,
+            elapsed_ms: 120_000,
+            retry_after_ms: None,
+        },
+    );
+    let PollStep::Request(second) = planner.next() else {
+        panic!()
+    };
+    assert_eq!(second.wait, Some(30), "fits the 30 s left");
+    planner.on_answer(
+        &processing,
+        PollTiming {
+            held_ms: 30_000,
+            elapsed_ms: 150_000,
+            retry_after_ms: None,
+        },
+    );
+    let PollStep::Done(Err(err)) = planner.next() else {
+        panic!("the deadline ends the wait")
+    };
+    assert_eq!(err.code, "wait_deadline");
+    assert_eq!(err.kind, ErrorKind::Timeout);
+    assert_eq!(deadline_ms(1000.0).unwrap(), 1000);
+    for bad in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY, 1e300] {
+        assert_eq!(
+            deadline_ms(bad).unwrap_err().code,
+            "invalid_request",
+            "{bad}"
+        );
+    }
+}

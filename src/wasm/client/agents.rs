@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, params, string_arg};
+use super::convert::{self, ordered, string_arg};
 use super::driver::Ctx;
 use super::{prepare, simple, spawn, Data, Inner, Opt};
 use crate::client::polling::Until;
@@ -68,7 +68,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            agent_runs::create(&params(&body, "params", false)?)
+            ordered(&body, "params", false, agent_runs::create)
         })
     }
 
@@ -95,11 +95,13 @@ impl AgentRunsResource {
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
         simple(&self.inner, options, Data::Json, || {
-            agent_runs::approve(
-                &string_arg(&run_id, "runId")?,
-                &string_arg(&approval_id, "approvalId")?,
-                &params(&body, "params", true)?,
-            )
+            let (run_id, second) = (
+                string_arg(&run_id, "runId")?,
+                string_arg(&approval_id, "approvalId")?,
+            );
+            ordered(&body, "params", true, |p| {
+                agent_runs::approve(&run_id, &second, p)
+            })
         })
     }
 
@@ -113,11 +115,13 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            agent_runs::reject(
-                &string_arg(&run_id, "runId")?,
-                &string_arg(&approval_id, "approvalId")?,
-                &params(&body, "params", true)?,
-            )
+            let (run_id, second) = (
+                string_arg(&run_id, "runId")?,
+                string_arg(&approval_id, "approvalId")?,
+            );
+            ordered(&body, "params", true, |p| {
+                agent_runs::reject(&run_id, &second, p)
+            })
         })
     }
 
@@ -132,11 +136,13 @@ impl AgentRunsResource {
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
         simple(&self.inner, options, Data::Json, || {
-            agent_runs::complete_task(
-                &string_arg(&run_id, "runId")?,
-                &string_arg(&task_id, "taskId")?,
-                &params(&body, "params", true)?,
-            )
+            let (run_id, second) = (
+                string_arg(&run_id, "runId")?,
+                string_arg(&task_id, "taskId")?,
+            );
+            ordered(&body, "params", true, |p| {
+                agent_runs::complete_task(&run_id, &second, p)
+            })
         })
     }
 
@@ -149,8 +155,13 @@ impl AgentRunsResource {
     ) -> JsValue {
         let options = options.unwrap_or(JsValue::UNDEFINED);
         let inner = self.inner.clone();
-        let prepared = wait_options(&options)
-            .and_then(|(o, until)| Ok((o, agent_runs::wait_for(&string_arg(&id, "id")?, until)?)));
+        let prepared = wait_options(&options).and_then(|(o, until)| {
+            let deadline = wait_deadline(&options)?;
+            Ok((
+                o,
+                agent_runs::wait_for(&string_arg(&id, "id")?, until)?.with_deadline(deadline),
+            ))
+        });
         spawn(async move {
             let (options, planner) = prepared?;
             let ctx = Ctx::new(&inner, options.core, &options.signal)?;
@@ -160,9 +171,21 @@ impl AgentRunsResource {
     }
 }
 
+/// The `deadlineMs` of a wait's options (the core checks it).
+///
+/// # Errors
+/// `invalid_request` at `deadlineMs`.
+pub(super) fn wait_deadline(options: &JsValue) -> Result<Option<u64>, ApiError> {
+    let value = crate::wasm::interop::option(options, "deadlineMs");
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    crate::client::polling::deadline_ms(value.as_f64().unwrap_or(f64::NAN)).map(Some)
+}
+
 /// Options of a `waitFor`: the request options (without `wait`, which the wait chooses) and `until`.
 pub(super) fn wait_options(options: &JsValue) -> Result<(convert::JsCallOptions, Until), ApiError> {
-    let parsed = prepare(options, &["until"])?;
+    let parsed = prepare(options, &["until", "deadlineMs"])?;
     if parsed.core.wait.is_some() {
         return Err(ApiError::validation(
             "invalid_request",

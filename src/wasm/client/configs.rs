@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{params, string_arg};
+use super::convert::{ordered, string_arg};
 use super::{simple, Data, Inner, Opt};
 use crate::client::configs::{self, ConfigCapability};
 use crate::client::realtime;
@@ -35,7 +35,7 @@ impl ConfigsResource {
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
             let capability = ConfigCapability::parse(&string_arg(&capability, "capability")?)?;
-            configs::create(capability, &params(&body, "params", false)?)
+            ordered(&body, "params", false, |p| configs::create(capability, p))
         })
     }
 }
@@ -80,10 +80,10 @@ impl ActionsResource {
                         "must be extract, redact or fill",
                     )
                 })?;
-            configs::create_action_deprecated(
-                ConfigCapability::parse(&capability)?,
-                &params(&body, "params", false)?,
-            )
+            let capability = ConfigCapability::parse(&capability)?;
+            ordered(&body, "params", false, |p| {
+                configs::create_action_deprecated(capability, p)
+            })
         })
     }
 }
@@ -112,7 +112,7 @@ impl RealtimeResource {
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
         simple(&self.inner, options, Data::Json, || {
-            realtime::create_session(&params(&body, "params", true)?)
+            ordered(&body, "params", true, realtime::create_session)
         })
     }
 }

@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
 use super::driver::Outcome;
-use crate::client::{ApiError, CallOptions};
+use crate::client::{ApiError, CallOptions, RequestSpec};
 use crate::wasm::{interop, platform};
 
 /// Per-call options as read from JS: the core's part and the caller's `signal`.
@@ -101,9 +101,33 @@ pub fn params<T: DeserializeOwned + Default>(
     path: &str,
     optional: bool,
 ) -> Result<T, ApiError> {
+    params_and_text(value, path, optional).map(|(params, _)| params)
+}
+
+/// Builds a route from the caller's params with [`params`], its body written in the key order of the caller's own
+/// JSON text (`RequestSpec::in_caller_order`): the wire keeps the order the caller wrote.
+///
+/// # Errors
+/// As [`params`], and the route's own errors.
+pub fn ordered<T: DeserializeOwned + Default>(
+    value: &JsValue,
+    path: &str,
+    optional: bool,
+    build: impl FnOnce(&T) -> Result<RequestSpec, ApiError>,
+) -> Result<RequestSpec, ApiError> {
+    let (params, text) = params_and_text(value, path, optional)?;
+    build(&params)?.in_caller_order(text.as_deref())
+}
+
+/// [`params`] and the JSON text it was read from (`None` for absent optional params).
+fn params_and_text<T: DeserializeOwned + Default>(
+    value: &JsValue,
+    path: &str,
+    optional: bool,
+) -> Result<(T, Option<String>), ApiError> {
     if value.is_undefined() || value.is_null() {
         return if optional {
-            Ok(T::default())
+            Ok((T::default(), None))
         } else {
             Err(ApiError::validation("invalid_request", path, "is required"))
         };
@@ -121,12 +145,13 @@ pub fn params<T: DeserializeOwned + Default>(
         .ok_or_else(|| {
             ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
         })?;
-    serde_json::from_str(&text).map_err(|e| {
+    let params = serde_json::from_str(&text).map_err(|e| {
         // serde's text names the expected type and the field; the position is of the JSON text, not useful.
         let detail = e.to_string();
         let detail = detail.split(" at line ").next().unwrap_or("").to_owned();
         ApiError::validation("invalid_request", path, &detail)
-    })
+    })?;
+    Ok((params, Some(text)))
 }
 
 /// A JS value as JSON (for schemas and other free-form values).
@@ -181,6 +206,7 @@ pub fn error_to_js(err: &ApiError) -> JsValue {
         ("docUrl", opt(&err.doc_url)),
         ("headers", headers_object(&err.headers)),
         ("retryAfter", retry_after),
+        ("outcomeUnknown", err.outcome_unknown.into()),
     ]);
     interop::api_error(err.js_class_name(), &err.to_string(), &fields)
 }

@@ -8,7 +8,8 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::{convert, Inner};
 use crate::client::output::{OutputPlanner, OutputStep};
-use crate::client::polling::{PollPlanner, PollStep};
+use crate::client::polling::{PollPlanner, PollStep, PollTiming};
+use crate::client::retry;
 use crate::client::{
     Action, ApiError, ApiResponse, Call, CallOptions, Env, ErrorKind, HttpRequest, LogLevel,
     LogRecord, Method, RequestSpec, TransportError,
@@ -94,6 +95,8 @@ extern "C" {
     pub(super) fn kind(this: &AttemptAnswer) -> JsValue;
     #[wasm_bindgen(method, getter, structural)]
     pub(super) fn message(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    pub(super) fn code(this: &AttemptAnswer) -> JsValue;
 }
 
 impl AttemptAnswer {
@@ -219,11 +222,30 @@ impl<'a> Ctx<'a> {
     /// The first failed call, an abort, or the planner's own error.
     pub async fn poll(&self, mut planner: PollPlanner) -> Result<Outcome, ApiError> {
         let mut last = None;
+        let started = js_sys::Date::now();
         loop {
             match planner.next() {
                 PollStep::Request(spec) => {
-                    let outcome = self.call(spec, None, BodyKind::Text).await?;
-                    planner.on_body(&outcome.response.body);
+                    let sent = js_sys::Date::now();
+                    // JS parses the answer (it never enters wasm); the planner reads only its `status`.
+                    let outcome = self.call(spec, None, BodyKind::Json).await?;
+                    let now = js_sys::Date::now();
+                    let timing = PollTiming {
+                        held_ms: (now - sent).max(0.0) as u64,
+                        elapsed_ms: (now - started).max(0.0) as u64,
+                        retry_after_ms: retry::parse_retry_after(
+                            &outcome.response.headers,
+                            Some(now as u64),
+                        ),
+                    };
+                    let body = match &outcome.parsed {
+                        Some(data) => match interop::option(data, "status").as_string() {
+                            Some(status) => serde_json::json!({ "status": status }),
+                            None => serde_json::Value::Null,
+                        },
+                        None => outcome.response.body.clone(),
+                    };
+                    planner.on_answer(&body, timing);
                     last = Some(outcome);
                 }
                 PollStep::Sleep { ms } => {
@@ -295,6 +317,7 @@ impl<'a> Ctx<'a> {
             request.timeout_ms as f64,
             &self.signal,
             kind.mode(),
+            request.max_body_bytes as f64,
         );
         match JsFuture::from(pending).await {
             Ok(answer) => {
@@ -333,7 +356,8 @@ pub(super) fn header_lines(request: &HttpRequest) -> String {
     lines
 }
 
-/// The core's view of what `attempt` rejected with (`{ kind, message }`).
+/// The core's view of what `attempt` rejected with (`{ kind, message, code }`); the core decides from the code and
+/// message whether the request was sent ([`TransportError::from_runtime`]).
 pub(super) fn transport_error(failure: &JsValue) -> TransportError {
     if !failure.is_object() {
         return TransportError::Connection("fetch failed".to_owned());
@@ -342,8 +366,10 @@ pub(super) fn transport_error(failure: &JsValue) -> TransportError {
     match failure.kind().as_string().as_deref() {
         Some("timeout") => TransportError::Timeout,
         Some("aborted") => TransportError::Aborted,
-        _ => TransportError::Connection(
-            failure
+        Some("too_large") => TransportError::TooLarge,
+        _ => TransportError::from_runtime(
+            &failure.code().as_string().unwrap_or_default(),
+            &failure
                 .message()
                 .as_string()
                 .unwrap_or_else(|| "fetch failed".to_owned()),

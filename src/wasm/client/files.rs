@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, params, string_arg};
+use super::convert::{self, ordered, string_arg};
 use super::driver::{BodyKind, Ctx};
 use super::{prepare, simple, spawn, Data, Inner, Opt};
 use crate::client::{files, ApiError};
@@ -53,7 +53,7 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            files::create(&params(&body, "params", false)?)
+            ordered(&body, "params", false, files::create)
         })
     }
 
@@ -123,11 +123,16 @@ impl FilesResource {
     pub fn wait_until_ready(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitOptions")] options: Opt,
     ) -> JsValue {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let prepared = prepare(&options, &[])
-            .and_then(|o| Ok((o, files::wait_until_ready(&string_arg(&id, "id")?)?)));
+        let prepared = prepare(&options, &["deadlineMs"]).and_then(|o| {
+            let deadline = super::agents::wait_deadline(&options)?;
+            Ok((
+                o,
+                files::wait_until_ready(&string_arg(&id, "id")?)?.with_deadline(deadline),
+            ))
+        });
         let inner = self.inner.clone();
         spawn(async move {
             let (options, planner) = prepared?;

@@ -48,6 +48,7 @@ extern "C" {
         timeout_ms: f64,
         signal: &JsValue,
         mode: u8,
+        max_bytes: f64,
     ) -> Promise;
     #[wasm_bindgen(js_name = withResponse)]
     fn with_response_js(
@@ -130,9 +131,30 @@ fn env_var(name: &str) -> Option<String> {
     get.call1(&env, &name.into()).ok()?.as_string()
 }
 
-/// A browser page: both `window` and `document` exist (workers and server runtimes have neither).
+/// A browser page or a browser's worker (Web Worker, service worker); the core decides from the host's facts.
 fn in_browser() -> bool {
-    platform::global("window").is_object() && platform::global("document").is_object()
+    let worker_scope = platform::global("WorkerGlobalScope");
+    // `interop::option` reads objects only; `WorkerGlobalScope` is a function.
+    let prototype = js_sys::Reflect::get(&worker_scope, &"prototype".into()).unwrap_or_default();
+    let worker_scope = worker_scope.is_function()
+        && prototype.is_object()
+        && prototype
+            .unchecked_ref::<js_sys::Object>()
+            .is_prototype_of(&js_sys::global());
+    let process = platform::global("process");
+    let node = interop::option(&interop::option(&process, "versions"), "node").is_string();
+    let user_agent = interop::option(&platform::global("navigator"), "userAgent");
+    let server_runtime = node
+        || !platform::global("Deno").is_undefined()
+        || !platform::global("Bun").is_undefined()
+        || !platform::global("EdgeRuntime").is_undefined()
+        || user_agent.as_string().as_deref() == Some("Cloudflare-Workers");
+    crate::client::HostFacts {
+        page: platform::global("window").is_object() && platform::global("document").is_object(),
+        worker_scope,
+        server_runtime,
+    }
+    .is_browser()
 }
 
 fn string_option(options: &JsValue, name: &str) -> Result<Option<String>, JsValue> {

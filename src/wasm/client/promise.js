@@ -169,6 +169,13 @@ function fire() {
   if (next !== Infinity) arm(next);
 }
 
+/** The runtime's error code of a failed `fetch` (undici's `cause.code` in Node, `error.code` in Bun), for the core. */
+function errorCode(error) {
+  const cause = error && typeof error === "object" ? error.cause : undefined;
+  const code = cause?.code ?? (error && typeof error === "object" ? error.code : undefined);
+  return typeof code === "string" ? code : "";
+}
+
 function describe(error) {
   let out = typeof error === "string" ? error : String(error?.message ?? "fetch failed");
   const cause = error && typeof error === "object" ? error.cause : undefined;
@@ -186,20 +193,21 @@ function describe(error) {
  * that parses ends the call (the core said so: `Call::json_success_is_final`). Resolves to
  * `{ status, head, headers, text, bytes, data, parsed, final, requestId, replay }`: `head` is header text
  * (`name\nvalue\n...`, lower-case names) for the core, every header except after a JSON parse here, where the core
- * only reads the request id, the replay flag and `Location` (and nothing in mode 3, where `requestId` and `replay`
+ * only reads the request id, the replay flag, `Location` and `Retry-After` (a poll's pause) (and nothing in mode 3, where `requestId` and `replay`
  * are read here as the core reads them); `headers` is the response's own `Headers`, turned into a plain object only
- * if the caller asks for `withResponse()`. Rejects with `{ kind: "timeout" | "aborted" | "connection", message }`.
+ * if the caller asks for `withResponse()`. Rejects with `{ kind: "timeout" | "aborted" | "connection", message, code }`
+ * (`code`: the runtime's error code, from which the core tells a request never sent from one whose answer was lost).
  *
- * Timeouts: with a caller's `signal`, the attempt runs under its own `AbortController`, which either the signal or
- * the timer aborts. Without one, no signal is handed to `fetch` (each costs the runtime an abort listener, about 5 %
- * of a loopback call in Node): the timer settles the attempt as timed out on time, and the abandoned request's
- * body, if it ever arrives, is cancelled, which closes its connection. Until then the request occupies a connection
- * (Node's fetch gives up on a silent server after 300 s by itself).
+ * Timeouts: the attempt runs under its own `AbortController`, which the caller's signal or the timer aborts; the
+ * timer aborts the request (closing its connection) before the attempt settles as timed out, so a resend never runs
+ * next to the attempt it replaces. This costs an abort listener per `fetch` (measured in `tests/js/client/bench.mjs`).
  * @param {((url: string, init: object) => Promise<Response>) | undefined} fetchFn the caller's fetch, or the global
  */
-export function attempt(fetchFn, url, method, headerLines, body, redirect, timeoutMs, signal, mode) {
+export function attempt(fetchFn, url, method, headerLines, body, redirect, timeoutMs, signal, mode, maxBytes) {
   return new Promise((resolve, reject) => {
-    const controller = signal && typeof AbortController === "function" ? new AbortController() : undefined;
+    // Every attempt runs under its own controller, signal or not: a timed-out attempt is aborted (its connection
+    // closed) before the core can send the next one, so two copies of one write are never in flight at once.
+    const controller = typeof AbortController === "function" ? new AbortController() : undefined;
     let settled = false;
     let deadline;
     const onAbort = () => {
@@ -236,7 +244,8 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
     try {
       started = Promise.resolve(fetchFn ? fetchFn(url, init) : fetch(url, init));
     } catch (e) {
-      finish(reject, { kind: "connection", message: describe(e) });
+      // `fetch` threw before starting (bad URL or header): nothing was sent.
+      finish(reject, { kind: "connection", message: describe(e), code: "DOCAUTO_NOT_SENT" });
       return;
     }
     started
@@ -250,11 +259,11 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
         const status = Number(response.status) || 0;
         const ok = status >= 200 && status < 300;
         if (ok && mode === 1) {
-          return response.arrayBuffer().then((buffer) => {
-            finish(resolve, answer(status, headerText(response.headers), response.headers, "", new Uint8Array(buffer)));
+          return readBody(response, maxBytes, true).then((bytes) => {
+            finish(resolve, answer(status, headerText(response.headers), response.headers, "", bytes));
           });
         }
-        return response.text().then((raw) => {
+        return readBody(response, maxBytes, false).then((raw) => {
           const text = String(raw);
           if (ok && mode >= 2) {
             let data = null;
@@ -284,8 +293,51 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
           finish(resolve, answer(status, headerText(response.headers), response.headers, text, undefined));
         });
       })
-      .catch((e) => finish(reject, { kind: "connection", message: describe(e) }));
+      .catch((e) =>
+        finish(reject, e === TOO_LARGE ? { kind: "too_large", message: "too large" } : { kind: "connection", message: describe(e), code: errorCode(e) }),
+      );
   });
+}
+
+const TOO_LARGE = Symbol("docauto.tooLarge");
+
+/**
+ * The body as text (or bytes), at most `maxBytes` (the core's cap): a declared `content-length` above it is refused
+ * unread; a body of unknown length is read as a stream and cancelled once it passes the cap. Rejects with
+ * `TOO_LARGE`. A body with a declared length within the cap takes the runtime's own `text()`/`arrayBuffer()`.
+ */
+function readBody(response, maxBytes, asBytes) {
+  const limit = typeof maxBytes === "number" && maxBytes > 0 ? maxBytes : Infinity;
+  const declared = Number(response.headers?.get?.("content-length") ?? NaN);
+  if (declared > limit) {
+    discard(response);
+    return Promise.reject(TOO_LARGE);
+  }
+  const reader = Number.isFinite(declared) || limit === Infinity ? undefined : response.body?.getReader?.();
+  if (!reader) {
+    return asBytes ? response.arrayBuffer().then((b) => new Uint8Array(b)) : response.text();
+  }
+  return (async () => {
+    const chunks = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        reader.cancel().catch(() => {});
+        throw TOO_LARGE;
+      }
+      chunks.push(value);
+    }
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      bytes.set(c, at);
+      at += c.byteLength;
+    }
+    return asBytes ? bytes : new TextDecoder().decode(bytes);
+  })();
 }
 
 /** Cancels an unread body (ignoring runtimes whose bodies cannot be cancelled). */
@@ -324,7 +376,7 @@ function coreHeaderText(headers) {
   return out;
 }
 
-const CORE_HEADERS = ["x-request-id", "idempotent-replay", "location"];
+const CORE_HEADERS = ["x-request-id", "idempotent-replay", "location", "retry-after", "retry-after-ms"];
 
 /** A `Headers` (or anything with `forEach`) as a plain object, names in lower case. */
 function headerObject(headers) {
@@ -370,7 +422,7 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /** A step of `CallStepper` (one shape for every kind). */
 class Step {
-  constructor(kind, url, method, headers, body, redirect, ms, mode, value) {
+  constructor(kind, url, method, headers, body, redirect, ms, mode, value, maxBytes = 0) {
     this.kind = kind;
     this.url = url;
     this.method = method;
@@ -380,12 +432,13 @@ class Step {
     this.ms = ms;
     this.mode = mode;
     this.value = value;
+    this.maxBytes = maxBytes;
   }
 }
 
 /** A request to send. */
-export function sendStep(url, method, headers, body, follow, timeoutMs, mode) {
-  return new Step(0, url, METHODS[method] ?? "GET", headers, body, follow ? "follow" : "manual", timeoutMs, mode, undefined);
+export function sendStep(url, method, headers, body, follow, timeoutMs, mode, maxBytes) {
+  return new Step(0, url, METHODS[method] ?? "GET", headers, body, follow ? "follow" : "manual", timeoutMs, mode, undefined, maxBytes);
 }
 
 /** A pause before the next attempt. */
@@ -437,7 +490,7 @@ async function run(stepper, fetchFn, signal, holder) {
         }
         const started = Date.now();
         try {
-          answer = await attempt(fetchFn, step.url, step.method, step.headers, step.body, step.redirect, step.ms, signal, step.mode);
+          answer = await attempt(fetchFn, step.url, step.method, step.headers, step.body, step.redirect, step.ms, signal, step.mode, step.maxBytes);
         } catch (failure) {
           step = stepper.onFailure(failure, Date.now() - started);
           continue;

@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::agents::wait_options;
-use super::convert::{self, params, string_arg};
+use super::convert::{self, ordered, params, string_arg};
 use super::driver::{BodyKind, Ctx};
 use super::{make_page, page_promise, prepare, simple, spawn, Data, Inner, Opt};
 use crate::client::output::OutputPlanner;
@@ -107,7 +107,8 @@ impl RunsResource {
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
         simple(&self.inner, options, Data::Json, || {
-            runs::keep(&string_arg(&id, "id")?, &params(&body, "params", true)?)
+            let id = string_arg(&id, "id")?;
+            ordered(&body, "params", true, |p| runs::keep(&id, p))
         })
     }
 
@@ -179,8 +180,13 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitForOptions")] options: Opt,
     ) -> JsValue {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let prepared = wait_options(&options)
-            .and_then(|(o, until)| Ok((o, runs::wait_for(&string_arg(&id, "id")?, until)?)));
+        let prepared = wait_options(&options).and_then(|(o, until)| {
+            let deadline = super::agents::wait_deadline(&options)?;
+            Ok((
+                o,
+                runs::wait_for(&string_arg(&id, "id")?, until)?.with_deadline(deadline),
+            ))
+        });
         let inner = self.inner.clone();
         spawn(async move {
             let (options, planner) = prepared?;

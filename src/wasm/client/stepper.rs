@@ -28,6 +28,7 @@ extern "C" {
         follow: bool,
         timeout_ms: f64,
         mode: u8,
+        max_bytes: f64,
     ) -> JsValue;
     #[wasm_bindgen(js_name = pauseStep)]
     fn pause_step(ms: f64) -> JsValue;
@@ -115,6 +116,7 @@ impl CallStepper {
                     request.follow_redirects,
                     request.timeout_ms as f64,
                     mode,
+                    request.max_body_bytes as f64,
                 )
             }
             Action::Sleep { ms } => pause_step(ms as f64),

@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::params;
+use super::convert::ordered;
 use super::{simple, Data, DocAuto, Opt};
 use crate::client::verbs;
 
@@ -17,7 +17,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            verbs::extract(&params(&body, "params", false)?)
+            ordered(&body, "params", false, verbs::extract)
         })
     }
 
@@ -30,7 +30,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            verbs::extract_batch(&params(&body, "params", false)?)
+            ordered(&body, "params", false, verbs::extract_batch)
         })
     }
 
@@ -42,7 +42,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            verbs::parse(&params(&body, "params", false)?)
+            ordered(&body, "params", false, verbs::parse)
         })
     }
 
@@ -54,7 +54,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            verbs::redact(&params(&body, "params", false)?)
+            ordered(&body, "params", false, verbs::redact)
         })
     }
 
@@ -66,7 +66,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            verbs::fill(&params(&body, "params", false)?)
+            ordered(&body, "params", false, verbs::fill)
         })
     }
 
@@ -78,7 +78,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            verbs::sign(&params(&body, "params", false)?)
+            ordered(&body, "params", false, verbs::sign)
         })
     }
 
@@ -90,7 +90,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            verbs::pipeline(&params(&body, "params", false)?)
+            ordered(&body, "params", false, verbs::pipeline)
         })
     }
 }

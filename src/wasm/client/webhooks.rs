@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{params, string_arg};
+use super::convert::{ordered, string_arg};
 use super::{simple, Data, Inner, Opt};
 use crate::client::webhooks;
 
@@ -30,7 +30,7 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            webhooks::create(&params(&body, "params", false)?)
+            ordered(&body, "params", false, webhooks::create)
         })
     }
 
@@ -64,7 +64,8 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Data::Json, || {
-            webhooks::update(&string_arg(&id, "id")?, &params(&body, "params", false)?)
+            let id = string_arg(&id, "id")?;
+            ordered(&body, "params", false, |p| webhooks::update(&id, p))
         })
     }
 

@@ -26,8 +26,10 @@ test("api_key_and_base_url_fall_back_to_the_environment", async () => {
     const list = await client.agents.list();
     assert.ok(list.data.length > 0);
     delete process.env.DOCAUTO_API_KEY;
-    const e = assert.throws(() => new sdk.DocAuto({ baseUrl: emu.baseUrl }), sdk.BadRequestError);
-    assert.equal(e, undefined);
+    assert.throws(
+      () => new sdk.DocAuto({ baseUrl: emu.baseUrl }),
+      (e) => e instanceof sdk.BadRequestError && e.code === "invalid_config" && /apiKey/.test(e.message),
+    );
   } finally {
     process.env = saved;
   }

@@ -1,7 +1,9 @@
 // End to end against the emulator: webhook endpoints CRUD, deliveries, and the public key set.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { loadSdk, startEmulator, fetchSpy, rejectsWith, KEY } from "./harness.mjs";
+import { createServer } from "node:http";
+import { once } from "node:events";
+import { loadSdk, startEmulator, serveFiles, fetchSpy, rejectsWith, KEY } from "./harness.mjs";
 
 const sdk = await loadSdk();
 let emu;
@@ -58,6 +60,36 @@ test("jwks_is_fetched_without_the_api_key", async () => {
   assert.ok(jwks.keys.length >= 1);
   assert.equal(jwks.keys[0].kty, "EC");
   assert.equal(calls[0].headers.authorization, undefined);
-  // The keys verify the emulator's signatures: the WebhookVerifier accepts them as a static set.
-  assert.ok(new sdk.WebhookVerifier({ jwks }));
+  // The keys verify the emulator's signatures: a delivery the emulator signed passes a verifier holding only this
+  // set, and the same delivery with one byte changed does not.
+  const received = [];
+  const receiver = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      received.push({ body: Buffer.concat(chunks).toString("utf8"), signature: req.headers["x-svc-signature"] });
+      res.writeHead(200);
+      res.end();
+    });
+  });
+  receiver.listen(0, "127.0.0.1");
+  await once(receiver, "listening");
+  const docs = await serveFiles({ "/a.txt": { body: "Invoice 42. Total 99 EUR.", type: "text/plain" } });
+  try {
+    const api = new sdk.DocAuto({ apiKey: KEY, baseUrl: emu.baseUrl, logLevel: "off" });
+    const endpoint = await api.webhooks.create({ url: `http://127.0.0.1:${receiver.address().port}/hook` });
+    const run = await api.parse({ file: { url: `${docs.url}/a.txt` }, webhook: { id: endpoint.id } }, { wait: 60 });
+    assert.ok(run.id);
+    for (let i = 0; i < 200 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(received.length > 0, "the emulator delivered a signed event");
+    const { body, signature } = received[0];
+    assert.equal(typeof signature, "string");
+    const verifier = new sdk.WebhookVerifier({ jwks });
+    const event = await verifier.verify(body, signature);
+    assert.equal(typeof event.type, "string");
+    await assert.rejects(verifier.verify(body.replace(/.$/, " "), signature), sdk.WebhookVerificationError);
+  } finally {
+    receiver.close();
+    await docs.close();
+  }
 });

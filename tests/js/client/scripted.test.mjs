@@ -1,0 +1,399 @@
+// The client's rules against a scripted server (plain `node:http`, not the emulator, which shares our assumptions):
+// it drops the connection after reading a request, answers late, redirects to a second origin, answers polls at
+// once. The spec is the oracle for what may be resent: "Idempotency: header `idempotency-key` on writes makes a
+// retry return the original run; extract batch ignores it" (only run creations are deduped).
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { once } from "node:events";
+import { loadSdk, KEY } from "./harness.mjs";
+
+const sdk = await loadSdk();
+const servers = [];
+after(async () => {
+  for (const s of servers) await s.close();
+});
+
+/**
+ * A scripted server: `script(req, res, n, body)` handles the n-th request (0-based) after its body was read.
+ * Resolves to `{ url, requests, close() }`; `requests` records method, url, headers and body text of each request.
+ */
+async function scripted(script) {
+  const requests = [];
+  const sockets = new Set();
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const n = requests.length;
+      const entry = { method: req.method, url: req.url, headers: req.headers, body, closed: false, openBefore: 0 };
+      // How many earlier requests still had their connection open when this one arrived.
+      entry.openBefore = requests.filter((r) => !r.closed).length;
+      req.socket.once("close", () => {
+        entry.closed = true;
+      });
+      requests.push(entry);
+      script(req, res, n, body);
+    });
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address();
+  const handle = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+  servers.push(handle);
+  return handle;
+}
+
+/** Reads the request, then closes the connection without an answer: the write may have been applied. */
+const drop = (req) => req.socket.destroy();
+const json = (res, status, body, headers = {}) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(typeof body === "string" ? body : JSON.stringify(body));
+};
+
+function client(url, options = {}) {
+  return new sdk.DocAuto({ apiKey: KEY, baseUrl: url, logLevel: "off", ...options });
+}
+
+/** A port nothing listens on (a server bound, then closed). */
+async function closedPort() {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address();
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+// 1. Retry classes.
+
+const NOT_REPLAY_SAFE = [
+  ["webhooks.create", (c) => c.webhooks.create({ url: "https://hooks.example.com/x" })],
+  ["files.create", (c) => c.files.create({ url: "https://files.example.com/a.pdf" })],
+  ["configs.create", (c) => c.configs.create("extract", { name: "n", config: {} })],
+  ["realtime.createSession", (c) => c.realtime.createSession({})],
+  ["extract.batch", (c) => c.extractBatch({ action: "act", files: [{ id: "file_1" }] })],
+];
+
+for (const [name, call] of NOT_REPLAY_SAFE) {
+  test(`${name}_whose_answer_is_lost_is_sent_once_and_rejects_with_outcome_unknown`, async () => {
+    const server = await scripted(drop);
+    const error = await call(client(server.url)).then(
+      () => assert.fail("resolved"),
+      (e) => e,
+    );
+    // The rule first: a write the service does not dedupe is not sent again; then how the caller learns of it.
+    assert.equal(server.requests.length, 1, "a write the service does not dedupe is not sent again");
+    assert.ok(error instanceof sdk.APIConnectionError, `${error?.name}: ${error?.message}`);
+    assert.equal(error.outcomeUnknown, true);
+    assert.equal(error.retryable, false);
+  });
+}
+
+test("webhooks_create_that_times_out_is_sent_once_and_rejects_with_outcome_unknown", async () => {
+  const server = await scripted(() => {}); // reads, never answers
+  const error = await client(server.url, { timeoutMs: 300 })
+    .webhooks.create({ url: "https://hooks.example.com/x" })
+    .then(() => assert.fail("resolved"), (e) => e);
+  await new Promise((r) => setTimeout(r, 800));
+  assert.equal(server.requests.length, 1, "a timed-out write the service does not dedupe is not sent again");
+  assert.ok(error instanceof sdk.APITimeoutError, `${error?.name}: ${error?.message}`);
+  assert.equal(error.outcomeUnknown, true);
+});
+
+test("agent_run_create_whose_answer_is_lost_is_resent_with_the_same_key", async () => {
+  const server = await scripted((req, res, n) => {
+    if (n === 0) return drop(req);
+    json(res, 202, { id: "agr_1", object: "agent_run", status: "queued" }, { "idempotent-replay": "true" });
+  });
+  const { data, response } = await client(server.url)
+    .agentRuns.create({ agent: "agt_1", files: [{ id: "file_1" }] }, { wait: 0 })
+    .withResponse();
+  assert.equal(data.id, "agr_1");
+  assert.equal(response.idempotentReplay, true);
+  assert.equal(server.requests.length, 2);
+  const [a, b] = server.requests.map((r) => r.headers["idempotency-key"]);
+  assert.ok(a);
+  assert.equal(a, b);
+});
+
+test("a_write_is_resent_when_the_connection_was_refused", async () => {
+  const port = await closedPort();
+  let calls = 0;
+  const counting = (url, init) => {
+    calls += 1;
+    return fetch(url, init);
+  };
+  const error = await client(`http://127.0.0.1:${port}`, { fetch: counting, maxRetries: 1 })
+    .webhooks.create({ url: "https://hooks.example.com/x" })
+    .then(() => assert.fail("resolved"), (e) => e);
+  assert.ok(error instanceof sdk.APIConnectionError, `${error?.name}: ${error?.message}`);
+  assert.equal(error.outcomeUnknown, false, "refused: nothing was sent");
+  assert.equal(error.retryable, true);
+  assert.equal(calls, 2, "refused before sending: resent");
+});
+
+test("a_write_is_resent_after_429_and_auth_unavailable_but_not_after_a_bare_503", async () => {
+  const server = await scripted((req, res, n) => {
+    if (n === 0) return json(res, 429, { code: "rate_limited", retryable: true }, { "retry-after": "0" });
+    if (n === 1) return json(res, 503, { code: "auth_unavailable", message: "x" });
+    if (n === 2) return json(res, 201, { id: "wh_1", url: "https://hooks.example.com/x" });
+    res.writeHead(503, { "content-type": "text/html" });
+    res.end("<html>upstream</html>");
+  });
+  const c = client(server.url, { maxRetries: 3 });
+  const created = await c.webhooks.create({ url: "https://hooks.example.com/x" });
+  assert.equal(created.id, "wh_1");
+  assert.equal(server.requests.length, 3);
+  await assert.rejects(c.webhooks.create({ url: "https://hooks.example.com/x" }), sdk.InternalServerError);
+  assert.equal(server.requests.length, 4, "a bare 503 may follow a commit: not resent");
+});
+
+test("delete_and_patch_are_resent_after_a_lost_answer", async () => {
+  const server = await scripted((req, res, n) => {
+    if (n % 2 === 0) return drop(req);
+    if (req.method === "DELETE") {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    json(res, 200, { id: "wh_1", url: "https://hooks.example.com/y" });
+  });
+  const c = client(server.url);
+  await c.webhooks.delete("wh_1");
+  await c.webhooks.update("wh_1", { url: "https://hooks.example.com/y" });
+  assert.deepEqual(
+    server.requests.map((r) => r.method),
+    ["DELETE", "DELETE", "PATCH", "PATCH"],
+  );
+});
+
+// 2. Approvals and human steps: a resend cannot apply a second decision (spec: "a second decision on the same approval
+// gives 409 and the first answer stands"), so they are resent; a 409 after a lost answer is outcome unknown.
+
+test("approve_whose_answer_is_lost_then_409_rejects_with_outcome_unknown_not_conflict", async () => {
+  const server = await scripted((req, res, n) => {
+    if (n === 0) return drop(req);
+    json(res, 409, { code: "conflict", message: "approval already decided", retryable: false });
+  });
+  const error = await client(server.url)
+    .agentRuns.approve("agr_1", "apr_1", { note: "ok" })
+    .then(() => assert.fail("resolved"), (e) => e);
+  assert.ok(!(error instanceof sdk.ConflictError), `${error?.name}: ${error?.message}`);
+  assert.ok(error instanceof sdk.APIConnectionError, `${error?.name}`);
+  assert.equal(error.outcomeUnknown, true);
+  assert.equal(server.requests.length, 2);
+});
+
+test("complete_task_whose_answer_is_lost_is_resent_and_resolves", async () => {
+  const server = await scripted((req, res, n) => {
+    if (n === 0) return drop(req);
+    json(res, 200, { id: "tsk_1", status: "completed", run: { id: "agr_1", status: "processing" } });
+  });
+  const task = await client(server.url).agentRuns.completeTask("agr_1", "tsk_1", { note: "done" });
+  assert.equal(task.status, "completed");
+  assert.equal(server.requests.length, 2);
+});
+
+test("approve_answered_409_without_a_lost_answer_is_a_conflict", async () => {
+  const server = await scripted((req, res) => json(res, 409, { code: "conflict", message: "decided", retryable: false }));
+  await assert.rejects(client(server.url).agentRuns.approve("agr_1", "apr_1", {}), sdk.ConflictError);
+  assert.equal(server.requests.length, 1);
+});
+
+// 4. Redirects: API routes use `redirect: "manual"`; the call follows a same-origin 3xx itself and refuses another
+// origin, so nothing (default headers, idempotency key, body, Authorization) reaches it.
+
+for (const status of [301, 302, 303, 307, 308]) {
+  test(`a_${status}_to_another_origin_is_refused_and_nothing_reaches_it`, async () => {
+    const other = await scripted((req, res) => json(res, 200, { id: "stolen" }));
+    const api = await scripted((req, res) => {
+      res.writeHead(status, { location: `${other.url}/v1/webhooks` });
+      res.end();
+    });
+    const c = client(api.url, { defaultHeaders: { "x-tenant": "t_secret" } });
+    for (const call of [
+      () => c.webhooks.create({ url: "https://hooks.example.com/x" }, { idempotencyKey: "idem_secret" }),
+      () => c.runs.retrieve("exr_1"),
+    ]) {
+      const error = await call().then(() => assert.fail("resolved"), (e) => e);
+      assert.ok(error instanceof sdk.APIError, `${error?.name}: ${error?.message}`);
+      assert.equal(error.code, "redirect_refused");
+      assert.equal(error.status, status);
+    }
+    assert.equal(other.requests.length, 0, "nothing reached the other origin");
+    assert.equal(api.requests.length, 2, "not retried");
+  });
+}
+
+test("a_same_origin_307_is_followed_with_the_same_headers_and_body", async () => {
+  const api = await scripted((req, res, n) => {
+    if (n === 0) {
+      res.writeHead(307, { location: "/v1/webhooks-moved" });
+      res.end();
+      return;
+    }
+    json(res, 201, { id: "wh_1", url: "https://hooks.example.com/x" });
+  });
+  const created = await client(api.url, { defaultHeaders: { "x-tenant": "t_1" } }).webhooks.create({
+    url: "https://hooks.example.com/x",
+  });
+  assert.equal(created.id, "wh_1");
+  assert.equal(api.requests.length, 2);
+  const [a, b] = api.requests;
+  assert.equal(b.url, "/v1/webhooks-moved");
+  assert.equal(b.method, "POST");
+  assert.equal(b.body, a.body);
+  for (const name of ["authorization", "idempotency-key", "x-tenant", "content-type"]) {
+    assert.ok(a.headers[name], name);
+    assert.equal(b.headers[name], a.headers[name], name);
+  }
+});
+
+// 6. Polling that cannot run hot: a server that answers a `wait=120` poll at once with a status the service holds for.
+
+test("wait_for_against_early_answers_keeps_a_floor_and_honours_the_deadline", async () => {
+  const server = await scripted((req, res) => json(res, 200, { id: "exr_1", object: "run", status: "processing" }));
+  const started = Date.now();
+  const error = await client(server.url)
+    .runs.waitFor("exr_1", { deadlineMs: 3_000 })
+    .then(() => assert.fail("resolved"), (e) => e);
+  const took = Date.now() - started;
+  assert.ok(error instanceof sdk.APITimeoutError, `${error?.name}: ${error?.message}`);
+  assert.equal(error.code, "wait_deadline");
+  assert.ok(server.requests.length >= 2 && server.requests.length <= 3, `${server.requests.length} requests in 3 s`);
+  assert.ok(server.requests.every((r) => r.url.includes("wait=")), "long polls");
+  assert.ok(took < 3_500, `the deadline holds (${took} ms)`);
+});
+
+test("wait_for_honours_retry_after_on_a_poll_answer", async () => {
+  const server = await scripted((req, res, n) =>
+    json(res, 200, { id: "agr_1", object: "agent_run", status: n < 1 ? "processing" : "completed" }, { "retry-after": "2" }),
+  );
+  const started = Date.now();
+  const run = await client(server.url).agentRuns.waitFor("agr_1");
+  assert.equal(run.status, "completed");
+  assert.equal(server.requests.length, 2);
+  assert.ok(Date.now() - started >= 1_900, "waited the Retry-After");
+});
+
+test("wait_options_reject_a_bad_deadline", async () => {
+  const c = client("http://127.0.0.1:9");
+  for (const deadlineMs of [0, -1, 1.5, "10", Infinity]) {
+    await assert.rejects(c.runs.waitFor("exr_1", { deadlineMs }), (e) => e instanceof sdk.BadRequestError && e.code === "invalid_request");
+  }
+});
+
+// 3. One attempt in flight: a timed-out attempt is aborted (its connection closed) before the resend, with or without
+// a caller's signal.
+
+for (const withSignal of [false, true]) {
+  test(`a_timed_out_attempt_is_closed_before_its_resend_${withSignal ? "with" : "without"}_a_signal`, async () => {
+    const server = await scripted(() => {}); // reads, never answers
+    const options = withSignal ? { signal: new AbortController().signal } : {};
+    const error = await client(server.url, { timeoutMs: 300, maxRetries: 1 })
+      .agentRuns.create({ agent: "agt_1", files: [{ id: "file_1" }] }, { wait: 0, ...options })
+      .then(() => assert.fail("resolved"), (e) => e);
+    assert.ok(error instanceof sdk.APITimeoutError, `${error?.name}: ${error?.message}`);
+    assert.equal(server.requests.length, 2, "a run creation is resent after a timeout");
+    assert.equal(server.requests[1].openBefore, 0, "the first attempt's connection was closed before the resend");
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(server.requests.every((r) => r.closed), "no attempt left running");
+  });
+}
+
+// 5. Bodies as the caller wrote them: the sent text, not a parsed object, is compared.
+
+test("an_extract_body_is_sent_in_the_callers_key_order_byte_for_byte", async () => {
+  const server = await scripted((req, res) => json(res, 202, { id: "exr_1", object: "run", status: "queued" }));
+  const params = {
+    file: { url: "https://example.com/invoice.pdf" },
+    schema: {
+      type: "object",
+      properties: {
+        invoice_number: { type: "string" },
+        customer: { type: "object", properties: { name: { type: "string" }, email: { type: "string" } } },
+        total: { type: ["number", "null"] },
+      },
+      required: ["invoice_number"],
+    },
+    metadata: { z: 1, a: { y: [{ q: 1, b: 2.5 }], c: true } },
+    ttl: 3600,
+  };
+  await client(server.url).extract(params);
+  assert.equal(server.requests[0].body, JSON.stringify(params));
+});
+
+test("an_approval_keeps_the_callers_order_and_appends_the_decision", async () => {
+  const server = await scripted((req, res) => json(res, 200, { id: "apr_1", decision: "approve" }));
+  await client(server.url).agentRuns.approve("agr_1", "apr_1", { params: { zeta: 1, alpha: 2 }, note: "ok" });
+  assert.equal(server.requests[0].body, '{"params":{"zeta":1,"alpha":2},"note":"ok","decision":"approve"}');
+});
+
+// 7. Loose ends.
+
+test("a_timeout_above_2_31_ms_is_clamped_instead_of_firing_at_once", async () => {
+  const server = await scripted((req, res) => setTimeout(() => json(res, 200, { id: "exr_1", status: "processed" }), 200));
+  const run = await client(server.url, { timeoutMs: 3e9 }).runs.retrieve("exr_1");
+  assert.equal(run.id, "exr_1");
+  const waited = await client(server.url, { timeoutMs: 3e9 }).runs.waitFor("exr_1");
+  assert.equal(waited.status, "processed");
+});
+
+test("a_retry_delay_above_2_31_ms_in_a_wait_does_not_fire_at_once", async () => {
+  const server = await scripted((req, res) =>
+    json(res, 429, { code: "rate_limited", message: "slow down", retryable: true }, { "retry-after": "3000000" }),
+  );
+  const controller = new AbortController();
+  const pending = client(server.url, { maxRetryAfterMs: 4e9 }).runs.waitFor("exr_1", { signal: controller.signal });
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(server.requests.length, 1, "the 3e9 ms pause did not fire at once");
+  controller.abort();
+  await assert.rejects(pending, sdk.APIUserAbortError);
+});
+
+test("an_answer_larger_than_the_cap_is_refused_with_a_code", async () => {
+  const MiB = 1024 * 1024;
+  const server = await scripted((req, res, n) => {
+    if (n === 0) {
+      // Declared too large: refused unread.
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(100 * MiB) });
+      res.write("{");
+      return;
+    }
+    // Unknown length (chunked), 65 MiB: read up to the cap, then cancelled.
+    res.writeHead(200, { "content-type": "application/json" });
+    const chunk = Buffer.alloc(MiB, 0x20);
+    let sent = 0;
+    const pump = () => {
+      while (sent < 65) {
+        sent += 1;
+        if (!res.write(chunk)) return res.once("drain", pump);
+      }
+      res.end("{}");
+    };
+    res.on("error", () => {});
+    pump();
+  });
+  const c = client(server.url);
+  for (let i = 0; i < 2; i++) {
+    const error = await c.runs.retrieve("exr_1").then(() => assert.fail("resolved"), (e) => e);
+    assert.ok(error instanceof sdk.APIError, `${error?.name}: ${error?.message}`);
+    assert.equal(error.code, "response_too_large");
+    assert.equal(error.retryable, false);
+  }
+  assert.equal(server.requests.length, 2, "not retried");
+});
