@@ -618,3 +618,111 @@ async fn an_idle_timeout_reconnects_with_get_url_and_is_final_without() {
     wait(30.0).await;
     assert_eq!(get(&socket(1), "url"), "ws://svc.test/rt?ticket=b");
 }
+
+#[wasm_bindgen_test]
+async fn pause_sends_no_audio_and_resume_sends_again_while_keepalives_go_on() {
+    let (t, _log) = transcriber(
+        serde_json::json!({"url": "ws://svc.test/rt?ticket=a", "frameMs": 20, "keepaliveMs": 10}),
+    );
+    started(&t).await;
+    let s = socket(0);
+    t.pause().unwrap();
+    assert!(t.paused());
+    t.send_audio(Int16Array::from(&[1i16; 640][..]).into(), 16_000.0)
+        .unwrap();
+    wait(40.0).await;
+    assert_eq!(binaries(&s).length(), 0, "audio sent while paused");
+    assert!(texts(&s)
+        .iter()
+        .any(|m| m.as_string().as_deref() == Some(r#"{"type":"keepalive"}"#)));
+    t.resume().unwrap();
+    t.send_audio(Int16Array::from(&[1i16; 320][..]).into(), 16_000.0)
+        .unwrap();
+    assert_eq!(binaries(&s).length(), 1);
+    assert_eq!(sockets().length(), 1, "no reconnect");
+}
+
+#[wasm_bindgen_test]
+async fn every_block_fires_a_level_event_in_dbfs() {
+    let (t, _log) = transcriber(serde_json::json!({"url": "ws://svc.test/rt?ticket=a"}));
+    let rec = recorder();
+    t.add_event_listener("level".into(), get(&rec, "listener"), None)
+        .unwrap();
+    started(&t).await;
+    t.send_audio(Float32Array::from(&[0.5f32; 320][..]).into(), 16_000.0)
+        .unwrap();
+    let level = &events(&get(&rec, "log"), "level")[0];
+    let rms = get(level, "rmsDbfs").as_f64().unwrap();
+    let peak = get(level, "peakDbfs").as_f64().unwrap();
+    assert!(
+        (rms + 6.0206).abs() < 1e-3 && (peak + 6.0206).abs() < 1e-3,
+        "{rms} {peak}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn start_rejects_with_open_timeout_when_the_service_never_opens() {
+    let (t, log) =
+        transcriber(serde_json::json!({"url": "ws://svc.test/rt?ticket=a", "openTimeoutMs": 20}));
+    let p = begin(&t).await;
+    let r = JsFuture::from(settle(&p)).await.unwrap();
+    assert_eq!(code_of(&r), "open_timeout");
+    assert_eq!(get(&get(&r, "error"), "name"), "RealtimeError");
+    assert_eq!(t.state(), "closed");
+    assert_eq!(
+        get(&get(&socket(0), "closedWith"), "reason"),
+        "open_timeout"
+    );
+    assert_eq!(events(&log, "close").len(), 1);
+}
+
+#[wasm_bindgen_test]
+async fn transcript_times_continue_across_a_reconnect() {
+    let get_url = js_sys::Function::new_no_args("return 'ws://svc.test/rt?ticket=b'");
+    let o = options(
+        serde_json::json!({"url": "ws://svc.test/rt?ticket=a", "frameMs": 20, "reconnectDelayMs": 1}),
+    );
+    Reflect::set(&o, &"getUrl".into(), &get_url).unwrap();
+    let t = RealtimeTranscriber::new(o).unwrap();
+    let rec = recorder();
+    t.add_event_listener("final".into(), get(&rec, "listener"), None)
+        .unwrap();
+    started(&t).await;
+    // 2 s of audio on the first connection.
+    t.send_audio(Int16Array::new_with_length(32_000).into(), 16_000.0)
+        .unwrap();
+    call(&socket(0), "serverClose", &[1006.into(), "".into()]);
+    wait(30.0).await;
+    call(&socket(1), "serverSend", &[open_message(16_000)]);
+    call(
+        &socket(1),
+        "serverSend",
+        &[r#"{"type":"final","text":"after","start":0.5,"end":1.25}"#.into()],
+    );
+    let fin = &events(&get(&rec, "log"), "final")[0];
+    assert_eq!(get(fin, "start"), 2.5);
+    assert_eq!(get(fin, "end"), 3.25);
+}
+
+#[wasm_bindgen_test]
+fn an_invalid_option_error_names_the_option() {
+    let e = RealtimeTranscriber::new(options(
+        serde_json::json!({"url": "ws://x", "keepAliveMs": 5}),
+    ))
+    .err()
+    .unwrap();
+    assert_eq!(get(&e, "code"), "invalid_options");
+    assert!(get(&e, "message")
+        .as_string()
+        .unwrap()
+        .starts_with("keepAliveMs:"));
+    let e = RealtimeTranscriber::new(options(
+        serde_json::json!({"url": "ws://x", "openTimeoutMs": -5}),
+    ))
+    .err()
+    .unwrap();
+    assert!(get(&e, "message")
+        .as_string()
+        .unwrap()
+        .starts_with("openTimeoutMs:"));
+}

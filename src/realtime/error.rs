@@ -47,11 +47,36 @@ pub enum RealtimeError {
         /// Human readable detail from the JSON decoder (no secrets: server messages carry none).
         detail: String,
     },
+    /// An option of the transcriber is unknown, of the wrong type or out of range (`invalid_options`).
+    InvalidOptions {
+        /// The option's path, e.g. `keepaliveMs` (empty for the options object itself).
+        path: String,
+        /// What is wrong (never the option's value: a URL holds the ticket).
+        detail: String,
+    },
+    /// A call the session cannot take now: `start()` twice, audio after `stop()` (`invalid_state`).
+    InvalidState {
+        /// Which call, and why.
+        detail: &'static str,
+    },
+    /// The service did not send `open` within `openTimeoutMs` (`open_timeout`).
+    OpenTimeout,
+    /// Audio flowed but the service sent nothing for `silenceTimeoutMs` (`connection_silent`).
+    ConnectionSilent,
+    /// The microphone in use went away (unplugged, disabled) and no other could replace it (`device_lost`).
+    DeviceLost,
+    /// A service `error` message with a code this client has no variant for; the code is the service's.
+    Service {
+        /// The service's code, kept as sent.
+        code: String,
+        /// The service's message.
+        message: String,
+    },
 }
 
 impl RealtimeError {
     /// The stable snake_case code of this error.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> &str {
         match self {
             Self::MicrophoneDenied => "microphone_denied",
             Self::NoAudioDevice => "no_audio_device",
@@ -63,16 +88,29 @@ impl RealtimeError {
             Self::ReconnectFailed { .. } => "reconnect_failed",
             Self::IdleTimeout => "idle_timeout",
             Self::InvalidMessage { .. } => "invalid_message",
+            Self::InvalidOptions { .. } => "invalid_options",
+            Self::InvalidState { .. } => "invalid_state",
+            Self::OpenTimeout => "open_timeout",
+            Self::ConnectionSilent => "connection_silent",
+            Self::DeviceLost => "device_lost",
+            Self::Service { code, .. } => code,
         }
     }
 
     /// Whether reconnecting (with a fresh ticket from `getUrl`) may help.
     ///
-    /// True for a socket closed by the service or the network and for an idle timeout; false for permission,
+    /// True for a socket closed by the service or the network, an idle timeout, an open timeout and a silent
+    /// connection; false for permission,
     /// device, format and ticket errors (a ticket error on a fresh URL means the backend minted a bad one) and
     /// for an exhausted reconnect policy.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, Self::SocketClosed { .. } | Self::IdleTimeout)
+        matches!(
+            self,
+            Self::SocketClosed { .. }
+                | Self::IdleTimeout
+                | Self::OpenTimeout
+                | Self::ConnectionSilent
+        )
     }
 
     pub(crate) fn unsupported(detail: impl Into<String>) -> Self {
@@ -107,6 +145,15 @@ impl fmt::Display for RealtimeError {
             Self::InvalidMessage { detail } => {
                 write!(f, "invalid message from the service: {detail}")
             }
+            Self::InvalidOptions { path, detail } if path.is_empty() => f.write_str(detail),
+            Self::InvalidOptions { path, detail } => write!(f, "{path}: {detail}"),
+            Self::InvalidState { detail } => f.write_str(detail),
+            Self::OpenTimeout => f.write_str("the service did not open the session in time"),
+            Self::ConnectionSilent => {
+                f.write_str("the service sent nothing for too long while audio flowed")
+            }
+            Self::DeviceLost => f.write_str("the microphone in use was disconnected"),
+            Self::Service { message, .. } => f.write_str(message),
         }
     }
 }
@@ -138,6 +185,24 @@ mod tests {
                 "reconnect_failed",
             ),
             (RealtimeError::IdleTimeout, "idle_timeout"),
+            (
+                RealtimeError::InvalidOptions {
+                    path: "frameMs".into(),
+                    detail: "x".into(),
+                },
+                "invalid_options",
+            ),
+            (RealtimeError::InvalidState { detail: "x" }, "invalid_state"),
+            (RealtimeError::OpenTimeout, "open_timeout"),
+            (RealtimeError::ConnectionSilent, "connection_silent"),
+            (RealtimeError::DeviceLost, "device_lost"),
+            (
+                RealtimeError::Service {
+                    code: "decoder_failed".into(),
+                    message: "x".into(),
+                },
+                "decoder_failed",
+            ),
             (
                 RealtimeError::InvalidMessage {
                     detail: String::new(),

@@ -9,18 +9,24 @@
 //! - [`protocol`]: socket messages and close codes;
 //! - [`usage`]: credits by the spec's pricing;
 //! - [`backoff`]: reconnect delays and policy;
-//! - [`keepalive`]: when to send `{"type":"keepalive"}`;
+//! - [`keepalive`]: the keep-alive interval;
+//! - [`level`]: RMS and peak of a block in dBFS, for meters;
+//! - [`options`]: [`TranscriberOptions`], decoded with serde and validated with the option's path;
+//! - [`session`]: the whole session as a sans-IO state machine ([`Session`]): inputs in, [`Effect`]s out;
 //! - [`error`]: [`RealtimeError`] with stable codes.
 
 pub mod backoff;
 pub mod error;
 pub mod framing;
 pub mod keepalive;
+pub mod level;
+pub mod options;
 pub mod pcm;
 pub mod pipeline;
 pub mod protocol;
 pub mod reconnect_buffer;
 pub mod resample;
+pub mod session;
 pub mod usage;
 
 #[cfg(test)]
@@ -29,9 +35,11 @@ mod test_signal;
 pub use backoff::{Backoff, ReconnectPolicy};
 pub use error::RealtimeError;
 pub use framing::Framer;
-pub use keepalive::Keepalive;
+pub use level::Level;
+pub use options::{SessionConfig, TranscriberOptions};
 pub use pipeline::{Drained, Pipeline, PipelineConfig};
 pub use protocol::{close_error, ClientMessage, ServerMessage};
 pub use reconnect_buffer::ReconnectBuffer;
 pub use resample::Resampler;
+pub use session::{AudioOrigin, CaptureSource, Effect, Event, Phase, Session, TimerKind};
 pub use usage::Usage;

@@ -290,6 +290,11 @@ impl Pipeline {
         self.buffer.dropped_ms()
     }
 
+    /// Samples dropped from the reconnect buffer since creation (at the session rate).
+    pub fn dropped_samples_total(&self) -> u64 {
+        self.buffer.dropped_samples()
+    }
+
     /// Samples handed out for sending (at the session rate) since creation.
     pub fn sent_samples(&self) -> u64 {
         self.sent_samples

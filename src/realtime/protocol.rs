@@ -21,6 +21,8 @@ use super::error::RealtimeError;
 
 /// Close code of a normal close (after `stop`).
 pub const CLOSE_NORMAL: u16 = 1000;
+/// Close code a host reports when the socket ended without a close frame (network drop, refused connection).
+pub const CLOSE_ABNORMAL: u16 = 1006;
 /// Close code for a rejected ticket (reason `ticket_used`, `ticket_invalid` or `ticket_expired`).
 pub const CLOSE_TICKET: u16 = 4401;
 /// Close code for a session closed for idleness (reason `idle_timeout`).

@@ -20,6 +20,24 @@ export interface RealtimeTranscriberOptions {
   reconnectAttempts?: number;
   /** First reconnect delay in ms (doubles up to 8 s, with jitter); default 500. */
   reconnectDelayMs?: number;
+  /** How long `start()` (and each reconnect) waits for the service's `open`, in ms; 0 waits forever; default 10000.
+   * Before the first `open` the session then ends with `open_timeout`; on a reconnect it counts as a failed attempt. */
+  openTimeoutMs?: number;
+  /** Audio sent and no message from the service for this long (ms) counts as a dead connection: it reconnects through
+   * `getUrl` (error `connection_silent`). 0 (default) turns the check off: the service may stay quiet during
+   * silence, and each reconnect spends a fresh ticket. */
+  silenceTimeoutMs?: number;
+  /** The microphone to open (a `MediaDeviceInfo.deviceId` from `navigator.mediaDevices.enumerateDevices()`). */
+  deviceId?: string;
+  /** Browser echo cancellation on the microphone; default true. */
+  echoCancellation?: boolean;
+  /** Browser noise suppression on the microphone; default true. */
+  noiseSuppression?: boolean;
+  /** Browser automatic gain control on the microphone; default true. */
+  autoGainControl?: boolean;
+  /** When the microphone in use goes away: `"switch"` (default) opens the default microphone (a `devicechange` event
+   * says so; `device_lost` if there is none); `"error"` reports `device_lost` and stops the session. */
+  onDeviceLost?: "switch" | "error";
 }
 
 /** Options of `start()`. */
@@ -53,6 +71,9 @@ export type RealtimeErrorCode =
   | "invalid_message"
   | "invalid_options"
   | "invalid_state"
+  | "open_timeout"
+  | "connection_silent"
+  | "device_lost"
   | (string & {});
 
 /** A realtime failure (`instanceof RealtimeError` holds). */
@@ -64,7 +85,8 @@ export declare class RealtimeError extends Error {
   retryable: boolean;
 }
 
-/** `detail` of `partial` and `final`: text and its place in the session's audio, in seconds. */
+/** `detail` of `partial` and `final`: text and its place in the session's audio, in seconds counted from the
+ * first audio sent and continuous across reconnects (paused audio is not sent, so it is not counted). */
 export interface RealtimeTranscript {
   text: string;
   start: number;
@@ -96,6 +118,18 @@ export interface RealtimeClose {
   error?: RealtimeError;
 }
 
+/** `detail` of `level` (computed only once a `level` listener was added): the level of one block of audio (about
+ * 20 ms from the microphone), in dBFS (-100 for digital silence). */
+export interface RealtimeLevel {
+  rmsDbfs: number;
+  peakDbfs: number;
+}
+
+/** `detail` of `devicechange`: the microphone in use went away and the default one replaced it. */
+export interface RealtimeDeviceChange {
+  reason: "device_lost";
+}
+
 /** Events of `RealtimeTranscriber` and the type of their `detail`. */
 export interface RealtimeEventMap {
   open: CustomEvent<RealtimeOpen>;
@@ -105,6 +139,8 @@ export interface RealtimeEventMap {
   error: CustomEvent<RealtimeError>;
   close: CustomEvent<RealtimeClose>;
   reconnecting: CustomEvent<RealtimeReconnecting>;
+  level: CustomEvent<RealtimeLevel>;
+  devicechange: CustomEvent<RealtimeDeviceChange>;
 }
 
 /** The EventTarget methods of `RealtimeTranscriber`, typed per event (merged into the class). */

@@ -8,6 +8,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::host::{self, Timer};
+use crate::realtime::options::MicrophoneConstraints;
 use crate::realtime::RealtimeError;
 
 /// The processor's source, shipped inside the wasm module.
@@ -16,6 +17,12 @@ const WORKLET_SOURCE: &str = include_str!("../worklet.js");
 const PROCESSOR: &str = "docauto-capture";
 /// How long `stop` waits for the worklet's last block.
 const FLUSH_WAIT_MS: f64 = 250.0;
+/// Length of the worklet's blocks, in ms (`BLOCK_MS` in `worklet.js`).
+const WORKLET_BLOCK_MS: u32 = 20;
+/// Messages to the worklet's port (`worklet.js` answers both with [`FLUSHED`]).
+const STOP: &str = "stop";
+/// The worklet's answer once its last block was posted.
+const FLUSHED: &str = "flushed";
 
 #[wasm_bindgen]
 extern "C" {
@@ -32,6 +39,14 @@ extern "C" {
     type TrackLike;
     #[wasm_bindgen(catch, method, js_name = stop)]
     fn stop(this: &TrackLike) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, method, js_name = addEventListener)]
+    fn add_track_listener(this: &TrackLike, kind: &str, listener: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, method, js_name = removeEventListener)]
+    fn remove_track_listener(
+        this: &TrackLike,
+        kind: &str,
+        listener: &JsValue,
+    ) -> Result<(), JsValue>;
 
     type ContextLike;
     #[wasm_bindgen(catch, method, getter, structural, js_name = sampleRate)]
@@ -60,7 +75,8 @@ extern "C" {
     #[wasm_bindgen(catch, method, getter, structural, js_name = port)]
     fn port(this: &NodeLike) -> Result<PortLike, JsValue>;
 
-    type PortLike;
+    /// The worklet's `MessagePort`.
+    pub type PortLike;
     #[wasm_bindgen(catch, method, setter, structural, js_name = onmessage)]
     fn set_onmessage(this: &PortLike, handler: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(catch, method, js_name = postMessage)]
@@ -91,6 +107,8 @@ pub struct Capture {
     node: NodeLike,
     port: PortLike,
     _on_block: Closure<dyn FnMut(JsValue)>,
+    tracks: Array,
+    on_ended: Closure<dyn FnMut()>,
 }
 
 /// The `microphone_denied` / `no_audio_device` error for a `getUserMedia` rejection (by the DOMException name).
@@ -110,58 +128,64 @@ pub fn media_error(e: &JsValue) -> RealtimeError {
     }
 }
 
-/// Asks for the microphone (mono, with the browser's echo cancellation and noise suppression).
+/// Asks for the microphone: mono, with the constraints the session chose (a device, echo cancellation, noise
+/// suppression, automatic gain).
 ///
 /// # Errors
 /// `microphone_denied` when refused, `no_audio_device` when there is none or `navigator.mediaDevices` is missing.
-pub async fn microphone() -> Result<JsValue, JsValue> {
+pub async fn microphone(c: &MicrophoneConstraints) -> Result<JsValue, RealtimeError> {
     let devices = Reflect::get(&host::global("navigator"), &"mediaDevices".into())
         .unwrap_or(JsValue::UNDEFINED);
     if !devices.is_object() {
-        return Err(host::realtime_error(&RealtimeError::NoAudioDevice));
+        return Err(RealtimeError::NoAudioDevice);
     }
-    let constraints = host::object(&[(
-        "audio",
-        host::object(&[
-            ("channelCount", 1.into()),
-            ("echoCancellation", true.into()),
-            ("noiseSuppression", true.into()),
-            ("autoGainControl", true.into()),
-        ]),
-    )]);
+    let mut audio = vec![
+        ("channelCount", 1.into()),
+        ("echoCancellation", c.echo_cancellation.into()),
+        ("noiseSuppression", c.noise_suppression.into()),
+        ("autoGainControl", c.auto_gain_control.into()),
+    ];
+    if let Some(id) = &c.device_id {
+        audio.push(("deviceId", host::object(&[("exact", id.as_str().into())])));
+    }
+    let constraints = host::object(&[("audio", host::object(&audio))]);
     let asked = devices
         .unchecked_into::<MediaDevicesLike>()
         .get_user_media(&constraints)
-        .map_err(|e| host::realtime_error(&media_error(&e)))?;
-    JsFuture::from(asked)
-        .await
-        .map_err(|e| host::realtime_error(&media_error(&e)))
+        .map_err(|e| media_error(&e))?;
+    JsFuture::from(asked).await.map_err(|e| media_error(&e))
 }
 
-fn graph_error(what: &str) -> JsValue {
-    host::realtime_error(&RealtimeError::UnsupportedAudioFormat {
+fn graph_error(what: &str) -> RealtimeError {
+    RealtimeError::UnsupportedAudioFormat {
         detail: format!("cannot capture audio in this runtime: {what}"),
-    })
+    }
 }
 
 impl Capture {
-    /// Builds the graph for `stream`; `on_block(samples, rate)` gets each mono block. `owns_stream`: whether
-    /// [`Capture::close`] stops the stream's tracks (true for the microphone opened by the transcriber).
+    /// Builds the graph for `stream`; `on_block(samples, rate)` gets each mono block, `on_ended()` is called when
+    /// an audio track ends by itself (device unplugged or revoked). `owns_stream`: whether [`Capture::close`] stops
+    /// the stream's tracks (true for the microphone opened by the transcriber).
     ///
     /// # Errors
     /// `no_audio_device` when the stream has no audio track; `unsupported_audio_format` when the runtime has no
-    /// `AudioContext` or `AudioWorklet`.
+    /// `AudioContext` or `AudioWorklet`; `invalid_options` when `stream` is not a `MediaStream`.
     pub async fn start(
         stream: JsValue,
         owns_stream: bool,
         on_block: impl FnMut(&[f32], u32) + 'static,
-    ) -> Result<Self, JsValue> {
+        on_ended: impl FnMut() + 'static,
+    ) -> Result<Self, RealtimeError> {
         let stream_like: StreamLike = stream.clone().unchecked_into();
-        let audio_tracks = stream_like
-            .get_audio_tracks()
-            .map_err(|_| host::coded("invalid_options", "stream must be a MediaStream"))?;
+        let audio_tracks =
+            stream_like
+                .get_audio_tracks()
+                .map_err(|_| RealtimeError::InvalidOptions {
+                    path: "stream".into(),
+                    detail: "must be a MediaStream".into(),
+                })?;
         if audio_tracks.length() == 0 {
-            return Err(host::realtime_error(&RealtimeError::NoAudioDevice));
+            return Err(RealtimeError::NoAudioDevice);
         }
         let mut ctor = host::global("AudioContext");
         if !ctor.is_function() {
@@ -171,15 +195,25 @@ impl Capture {
             .map_err(|_| graph_error("no AudioContext"))?
             .unchecked_into();
         match Self::build(&context, &stream, on_block).await {
-            Ok((source, node, port, closure)) => Ok(Self {
-                stream: stream_like,
-                owns_stream,
-                context,
-                source,
-                node,
-                port,
-                _on_block: closure,
-            }),
+            Ok((source, node, port, closure)) => {
+                let on_ended = Closure::<dyn FnMut()>::new(on_ended);
+                for track in audio_tracks.iter() {
+                    let _ = track
+                        .unchecked_ref::<TrackLike>()
+                        .add_track_listener("ended", on_ended.as_ref());
+                }
+                Ok(Self {
+                    stream: stream_like,
+                    owns_stream,
+                    context,
+                    source,
+                    node,
+                    port,
+                    _on_block: closure,
+                    tracks: audio_tracks,
+                    on_ended,
+                })
+            }
             Err(e) => {
                 if let Ok(p) = context.close() {
                     let _ = JsFuture::from(p).await;
@@ -194,7 +228,7 @@ impl Capture {
         context: &ContextLike,
         stream: &JsValue,
         mut on_block: impl FnMut(&[f32], u32) + 'static,
-    ) -> Result<(NodeLike, NodeLike, PortLike, Closure<dyn FnMut(JsValue)>), JsValue> {
+    ) -> Result<(NodeLike, NodeLike, PortLike, Closure<dyn FnMut(JsValue)>), RealtimeError> {
         let rate = context
             .sample_rate()
             .ok()
@@ -232,7 +266,7 @@ impl Capture {
             ("numberOfOutputs", 0.into()),
             (
                 "processorOptions",
-                host::object(&[("blockSamples", (rate / 50).into())]),
+                host::object(&[("blockSamples", (rate * WORKLET_BLOCK_MS / 1_000).into())]),
             ),
         ]);
         let node: NodeLike = host::construct(
@@ -256,39 +290,18 @@ impl Capture {
         Ok((source, node, port, closure))
     }
 
-    /// Asks the worklet for its partial block and waits (at most 250 ms) until it arrived; the worklet then
-    /// stops processing.
-    pub async fn flush(&self) {
-        let mut resolver = None;
-        let waited = Promise::new(&mut |resolve, _reject| resolver = Some(resolve));
-        let Some(resolve) = resolver else { return };
-        let done = resolve.clone();
-        let listener = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
-            let data = Reflect::get(&event, &"data".into()).unwrap_or(JsValue::UNDEFINED);
-            if data.as_string().as_deref() == Some("flushed") {
-                let _ = done.call0(&JsValue::UNDEFINED);
-            }
-        });
-        let timer = Timer::once(FLUSH_WAIT_MS, move || {
-            let _ = resolve.call0(&JsValue::UNDEFINED);
-        });
-        if self
-            .port
-            .add_event_listener("message", listener.as_ref())
-            .is_ok()
-            && self.port.post_message(&"stop".into()).is_ok()
-        {
-            let _ = JsFuture::from(waited).await;
-        }
-        let _ = self
-            .port
-            .remove_event_listener("message", listener.as_ref());
-        drop(timer);
-        drop(listener);
+    /// The worklet's port (for [`flush`]).
+    pub fn port(&self) -> PortLike {
+        JsValue::clone(&self.port).unchecked_into()
     }
 
     /// Tears the graph down: worklet disconnected, port closed, tracks stopped (when owned), context closed.
     pub async fn close(self) {
+        for track in self.tracks.iter() {
+            let _ = track
+                .unchecked_ref::<TrackLike>()
+                .remove_track_listener("ended", self.on_ended.as_ref());
+        }
         let _ = self.port.set_onmessage(&JsValue::NULL);
         let _ = self.port.close_port();
         let _ = self.source.disconnect();
@@ -300,6 +313,34 @@ impl Capture {
             let _ = JsFuture::from(p).await;
         }
     }
+}
+
+/// Asks the worklet of `port` for its partial block and waits (at most 250 ms) until it arrived; the worklet then
+/// stops processing.
+pub async fn flush(port: &PortLike) {
+    let mut resolver = None;
+    let waited = Promise::new(&mut |resolve, _reject| resolver = Some(resolve));
+    let Some(resolve) = resolver else { return };
+    let done = resolve.clone();
+    let listener = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+        let data = Reflect::get(&event, &"data".into()).unwrap_or(JsValue::UNDEFINED);
+        if data.as_string().as_deref() == Some(FLUSHED) {
+            let _ = done.call0(&JsValue::UNDEFINED);
+        }
+    });
+    let timer = Timer::once(FLUSH_WAIT_MS, move || {
+        let _ = resolve.call0(&JsValue::UNDEFINED);
+    });
+    if port
+        .add_event_listener("message", listener.as_ref())
+        .is_ok()
+        && port.post_message(&STOP.into()).is_ok()
+    {
+        let _ = JsFuture::from(waited).await;
+    }
+    let _ = port.remove_event_listener("message", listener.as_ref());
+    drop(timer);
+    drop(listener);
 }
 
 /// Stops every track of `stream` (a microphone stream the transcriber opened but could not use).

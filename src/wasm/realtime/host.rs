@@ -15,10 +15,6 @@ extern "C" {
     fn set_timeout(handler: &JsValue, ms: f64) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = clearTimeout)]
     fn clear_timeout(handle: &JsValue) -> Result<(), JsValue>;
-    #[wasm_bindgen(catch, js_name = setInterval)]
-    fn set_interval(handler: &JsValue, ms: f64) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_name = clearInterval)]
-    fn clear_interval(handle: &JsValue) -> Result<(), JsValue>;
 
     /// A WebSocket (browser, Deno, Bun, Node 22, or the `ws` package).
     pub type SocketLike;
@@ -89,11 +85,6 @@ pub fn realtime_error(e: &RealtimeError) -> JsValue {
     crate::wasm::interop::realtime_error(e.code(), &e.to_string(), e.is_retryable())
 }
 
-/// A `RealtimeError` with `code`, not retryable; `message` must hold no secret.
-pub fn coded(code: &str, message: &str) -> JsValue {
-    crate::wasm::interop::realtime_error(code, message, false)
-}
-
 /// The event `kind` carrying `detail`: a `CustomEvent`, or an `Event` with a `detail` property where the runtime
 /// has no `CustomEvent`.
 pub fn custom_event(kind: &str, detail: &JsValue) -> Result<JsValue, JsValue> {
@@ -113,10 +104,9 @@ pub fn custom_event(kind: &str, detail: &JsValue) -> Result<JsValue, JsValue> {
     Ok(event)
 }
 
-/// A one-shot or repeating timer, cleared (and its callback freed) on drop.
+/// A one-shot timer, cleared (and its callback freed) on drop.
 pub struct Timer {
     handle: JsValue,
-    repeat: bool,
     _callback: Closure<dyn FnMut()>,
 }
 
@@ -127,18 +117,6 @@ impl Timer {
         let handle = set_timeout(callback.as_ref(), ms).unwrap_or(JsValue::UNDEFINED);
         Self {
             handle,
-            repeat: false,
-            _callback: callback,
-        }
-    }
-
-    /// Calls `f` every `ms`.
-    pub fn every(ms: f64, f: impl FnMut() + 'static) -> Self {
-        let callback = Closure::<dyn FnMut()>::new(f);
-        let handle = set_interval(callback.as_ref(), ms).unwrap_or(JsValue::UNDEFINED);
-        Self {
-            handle,
-            repeat: true,
             _callback: callback,
         }
     }
@@ -146,18 +124,8 @@ impl Timer {
 
 impl Drop for Timer {
     fn drop(&mut self) {
-        if self.handle.is_undefined() {
-            return;
+        if !self.handle.is_undefined() {
+            let _ = clear_timeout(&self.handle);
         }
-        let _ = if self.repeat {
-            clear_interval(&self.handle)
-        } else {
-            clear_timeout(&self.handle)
-        };
     }
-}
-
-/// Milliseconds since the epoch.
-pub fn now_ms() -> u64 {
-    js_sys::Date::now().max(0.0) as u64
 }

@@ -172,6 +172,18 @@ async function main() {
   await t.run("live: the fake microphone gives a final line, the credits meter runs, stop releases", async () => {
     await tab("live");
     await page.evaluate(() => {
+      // The transcriber asks for speech processing by default (echo cancellation, noise suppression, auto gain).
+      // Chromium's processing cuts the fake microphone's synthetic voice to well under a second, too short for the
+      // service's partials (about every 2 s): the page's request is recorded for the assertion below, and the fake
+      // device is opened unprocessed, as a plain microphone would sound.
+      window.__audioConstraints = [];
+      const devices = navigator.mediaDevices;
+      const open = devices.getUserMedia.bind(devices);
+      devices.getUserMedia = (constraints) => {
+        window.__audioConstraints.push(JSON.parse(JSON.stringify(constraints?.audio ?? null)));
+        const raw = { echoCancellation: false, noiseSuppression: false, autoGainControl: false };
+        return open({ ...constraints, audio: { ...(constraints?.audio ?? {}), ...raw } });
+      };
       window.__partials = 0;
       new MutationObserver(() => {
         if (document.querySelector("#transcript .partial")) window.__partials++;
@@ -180,6 +192,9 @@ async function main() {
     await page.click("#mic");
     await page.waitForSelector("#mic[aria-pressed='true']");
     await page.waitForSelector("#transcript p.final", { timeout: 40_000 });
+    // The fake microphone loops its WAV from the browser's start: the first segment heard may be the tail of a
+    // sentence, shorter than the service's partial cadence (about 2 s). The next sentences are whole.
+    await page.waitForFunction(() => window.__partials > 0, null, { timeout: 30_000 });
     const line = await text("#transcript p.final");
     assert(/speech \d/.test(line), `final: ${line}`);
     assert(Number(await text("#credits")) >= 5, "credits meter");
@@ -188,6 +203,9 @@ async function main() {
     assert(Number(await text("#credits")) >= 7, `credits after stop: ${await text("#credits")}`);
     assert((await text("#live-status")).startsWith("Stopped"), await text("#live-status"));
     assert((await page.$$("#transcript .partial")).length === 0, "a grey partial is left after stop");
+    const asked = await page.evaluate(() => window.__audioConstraints);
+    const speech = (c) => c?.echoCancellation === true && c?.noiseSuppression === true && c?.autoGainControl === true;
+    assert(asked.length > 0 && asked.every(speech), `the page did not ask for speech processing: ${JSON.stringify(asked)}`);
     assert(await page.evaluate(() => window.__partials > 0), "no partial text was shown");
     await shot("live");
   });

@@ -1,7 +1,7 @@
 // Shared setup of the realtime tests: where the SDK is, the emulator, a speech WAV, the shared checks.
 //
-// The SDK comes from pkg/ (built by `cargo xtask build`; another package folder with DOCAUTO_PKG_DIR) when it exports
-// RealtimeTranscriber, or from a folder of `wasm-bindgen --target web` output named by DOCAUTO_GLUE_DIR.
+// The SDK comes from pkg/ (built by `cargo xtask build`; another package folder with DOCAUTO_PKG_DIR): its
+// `docauto/realtime` entry (pkg/realtime/), else its main entry when it exports RealtimeTranscriber, or from a folder of `wasm-bindgen --target web` output named by DOCAUTO_GLUE_DIR.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +20,11 @@ export function sdkLocation(runtime = "browser") {
   const glue = process.env.DOCAUTO_GLUE_DIR;
   if (glue) return { dir: glue, entry: "docauto.js", glue: true };
   const pkg = process.env.DOCAUTO_PKG_DIR ?? join(ROOT, "pkg");
+  // The package's live-transcription entry (`docauto/realtime`: the transcriber alone) when it has one.
+  const realtime = join(pkg, "realtime", "index.js");
+  if (existsSync(realtime) && readFileSync(realtime, "utf8").includes("RealtimeTranscriber")) {
+    return { dir: pkg, entry: runtime === "node" ? "realtime/node.js" : "realtime/index.js", glue: false };
+  }
   const index = join(pkg, "index.js");
   if (existsSync(index) && readFileSync(index, "utf8").includes("RealtimeTranscriber")) {
     return { dir: pkg, entry: runtime === "node" ? "node.js" : "index.js", glue: false };

@@ -1,6 +1,6 @@
 // Child script of runtimes.mjs, run by Node, Deno or Bun: `sendAudio` without a microphone, through the runtime's
 // own WebSocket (Node 20 has none: there the `ws` package is passed as the `WebSocket` option). Prints one JSON line.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -15,7 +15,9 @@ async function sdk() {
     return mod;
   }
   const pkg = process.env.DOCAUTO_PKG_DIR ?? join(root, "pkg");
-  return import(pathToFileURL(join(pkg, typeof Deno === "object" ? "deno.js" : "node.js")).href);
+  // The `docauto/realtime` entry (the transcriber alone) when the package has one, else the main entry.
+  const dir = existsSync(join(pkg, "realtime", "node.js")) ? join(pkg, "realtime") : pkg;
+  return import(pathToFileURL(join(dir, typeof Deno === "object" ? "deno.js" : "node.js")).href);
 }
 
 const { RealtimeTranscriber } = await sdk();

@@ -1,0 +1,94 @@
+//! Audio level of one block, for meters: RMS and peak in dBFS (0 dBFS is a full-scale square wave's RMS and
+//! peak; a full-scale sine has an RMS of -3.01 dBFS).
+
+/// The floor reported for digital silence, in dBFS (instead of minus infinity, which JSON cannot carry).
+pub const MIN_DBFS: f64 = -100.0;
+
+/// RMS and peak of one block of samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Level {
+    /// Root mean square, in dBFS, at least [`MIN_DBFS`].
+    pub rms_dbfs: f64,
+    /// Largest absolute sample, in dBFS, at least [`MIN_DBFS`].
+    pub peak_dbfs: f64,
+}
+
+fn dbfs(amplitude: f64) -> f64 {
+    if amplitude > 0.0 {
+        (20.0 * amplitude.log10()).max(MIN_DBFS)
+    } else {
+        MIN_DBFS
+    }
+}
+
+impl Level {
+    /// The level of `samples` (nominally in [-1, 1]; non-finite samples count as 0). An empty block is silence.
+    pub fn of_f32(samples: &[f32]) -> Self {
+        Self::of_normalized(
+            samples
+                .iter()
+                .map(|&s| if s.is_finite() { f64::from(s) } else { 0.0 }),
+            samples.len(),
+        )
+    }
+
+    /// The level of PCM16 samples (full scale 32 768).
+    pub fn of_i16(samples: &[i16]) -> Self {
+        Self::of_normalized(
+            samples.iter().map(|&s| f64::from(s) / 32_768.0),
+            samples.len(),
+        )
+    }
+
+    /// RMS and peak of `len` samples already scaled to full scale 1.0.
+    fn of_normalized(samples: impl Iterator<Item = f64>, len: usize) -> Self {
+        let (mut sum, mut peak) = (0.0_f64, 0.0_f64);
+        for s in samples {
+            sum += s * s;
+            peak = peak.max(s.abs());
+        }
+        let rms = if len == 0 {
+            0.0
+        } else {
+            (sum / len as f64).sqrt()
+        };
+        Self {
+            rms_dbfs: dbfs(rms),
+            peak_dbfs: dbfs(peak),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::realtime::test_signal::sine;
+
+    #[test]
+    fn a_full_scale_sine_is_minus_3_dbfs_rms_and_0_dbfs_peak() {
+        let level = Level::of_f32(&sine(1_000.0, 1.0, 48_000, 0.5));
+        assert!((level.rms_dbfs + 3.0103).abs() < 0.01, "{level:?}");
+        assert!(level.peak_dbfs.abs() < 0.01, "{level:?}");
+    }
+
+    #[test]
+    fn half_amplitude_is_six_db_lower() {
+        let level = Level::of_f32(&sine(1_000.0, 0.5, 48_000, 0.5));
+        assert!((level.rms_dbfs + 9.0309).abs() < 0.01, "{level:?}");
+        assert!((level.peak_dbfs + 6.0206).abs() < 0.01, "{level:?}");
+    }
+
+    #[test]
+    fn silence_and_empty_blocks_report_the_floor() {
+        assert_eq!(Level::of_f32(&[0.0; 128]).rms_dbfs, MIN_DBFS);
+        assert_eq!(Level::of_f32(&[]).peak_dbfs, MIN_DBFS);
+        assert_eq!(Level::of_f32(&[f32::NAN; 4]).peak_dbfs, MIN_DBFS);
+    }
+
+    #[test]
+    fn pcm16_full_scale_is_zero_dbfs() {
+        let level = Level::of_i16(&[i16::MIN, i16::MIN]);
+        assert_eq!(level.peak_dbfs, 0.0);
+        assert_eq!(level.rms_dbfs, 0.0);
+    }
+}

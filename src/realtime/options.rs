@@ -1,0 +1,425 @@
+//! `TranscriberOptions`: the options of `new RealtimeTranscriber(options)` that are plain data, decoded with serde
+//! (unknown names refused) and checked by [`TranscriberOptions::validate`], which names the option at fault.
+//! The JS handles (`getUrl`, `WebSocket`) are taken out by the wasm layer before decoding.
+
+use serde::Deserialize;
+
+use super::backoff::{
+    Backoff, ReconnectPolicy, DEFAULT_INITIAL_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_MS,
+};
+use super::error::RealtimeError;
+use super::framing::DEFAULT_FRAME_MS;
+use super::keepalive::DEFAULT_KEEPALIVE_MS;
+use super::pipeline::PipelineConfig;
+use super::reconnect_buffer::DEFAULT_BUFFER_MS;
+
+/// Default session rate, in Hz.
+pub const DEFAULT_SAMPLE_RATE: u32 = 16_000;
+/// Default wait for the service's last `final` and close after `stop()`, in ms.
+pub const DEFAULT_STOP_TIMEOUT_MS: u32 = 10_000;
+/// Default wait for the service's `open` after the socket was created, in ms.
+pub const DEFAULT_OPEN_TIMEOUT_MS: u32 = 10_000;
+/// Default silence after which a connection counts as dead: 0, off (see [`TranscriberOptions::silence_timeout_ms`]).
+pub const DEFAULT_SILENCE_TIMEOUT_MS: u32 = 0;
+/// Largest accepted time option, in ms (a day; larger values would overflow the hosts' timers).
+pub const MAX_TIME_MS: f64 = 86_400_000.0;
+
+/// What to do when the microphone in use goes away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DeviceLostPolicy {
+    /// Open the default microphone instead and go on (a `devicechange` event says so); `device_lost` if none.
+    #[default]
+    Switch,
+    /// Report `device_lost` and stop the session (the audio so far is flushed and transcribed).
+    Error,
+}
+
+/// The data options of a transcriber, as JS gives them (camelCase; numbers are JS numbers).
+#[derive(Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TranscriberOptions {
+    /// The first single-use ticket URL (`ws://` or `wss://`); secret, never printed.
+    pub url: Option<String>,
+    /// Session rate in Hz, 8 000..=48 000; default 16 000.
+    pub sample_rate: Option<f64>,
+    /// Frame length in ms, 20..=100; default 40.
+    pub frame_ms: Option<f64>,
+    /// Audio kept during an outage, in ms; default 10 000.
+    pub buffer_ms: Option<f64>,
+    /// Interval of keep-alive messages, in ms (at least 1); default 5 000.
+    pub keepalive_ms: Option<f64>,
+    /// Wait for the service's close after `stop()`, in ms; default 10 000.
+    pub stop_timeout_ms: Option<f64>,
+    /// Wait for the service's `open`, in ms (0: forever); default 10 000.
+    pub open_timeout_ms: Option<f64>,
+    /// Audio flowing with no message from the service for this long (ms) counts as a dead connection and
+    /// reconnects through `getUrl`; 0 (the default) turns the check off. Decision: off by default because the
+    /// spec does not promise any message during silence (the emulator sends none), and a needless reconnect
+    /// spends a fresh ticket.
+    pub silence_timeout_ms: Option<f64>,
+    /// Reconnect attempts per outage (0: never); default 6.
+    pub reconnect_attempts: Option<f64>,
+    /// First reconnect delay in ms (doubling up to 8 s); default 500.
+    pub reconnect_delay_ms: Option<f64>,
+    /// The microphone to open (`MediaDeviceInfo.deviceId`); default the browser's choice.
+    pub device_id: Option<String>,
+    /// Browser echo cancellation on the microphone; default true.
+    pub echo_cancellation: Option<bool>,
+    /// Browser noise suppression on the microphone; default true.
+    pub noise_suppression: Option<bool>,
+    /// Browser automatic gain control on the microphone; default true.
+    pub auto_gain_control: Option<bool>,
+    /// What happens when the microphone in use goes away; default `"switch"`.
+    pub on_device_lost: Option<DeviceLostPolicy>,
+}
+
+impl std::fmt::Debug for TranscriberOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TranscriberOptions")
+            .field("url", &self.url.as_ref().map(|_| "<ticket url>"))
+            .field("sample_rate", &self.sample_rate)
+            .field("frame_ms", &self.frame_ms)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The capture constraints asked of `getUserMedia`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MicrophoneConstraints {
+    /// A specific device (`exact`), or the browser's choice.
+    pub device_id: Option<String>,
+    /// `echoCancellation`.
+    pub echo_cancellation: bool,
+    /// `noiseSuppression`.
+    pub noise_suppression: bool,
+    /// `autoGainControl`.
+    pub auto_gain_control: bool,
+}
+
+/// A ticket URL: a secret, so its `Debug` prints nothing of it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct TicketUrl(pub String);
+
+impl std::fmt::Debug for TicketUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TicketUrl(..)")
+    }
+}
+
+/// Validated settings of a session.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// Audio pipeline settings.
+    pub pipeline: PipelineConfig,
+    /// The first ticket URL, if given.
+    pub url: Option<TicketUrl>,
+    /// Whether the host has a `getUrl` to fetch fresh tickets.
+    pub has_get_url: bool,
+    /// Keep-alive interval, ms (at least 1).
+    pub keepalive_ms: u32,
+    /// Stop wait, ms.
+    pub stop_timeout_ms: u32,
+    /// Open wait, ms (0: none).
+    pub open_timeout_ms: u32,
+    /// Silence limit, ms (0: off).
+    pub silence_timeout_ms: u32,
+    /// Reconnect policy.
+    pub reconnect: ReconnectPolicy,
+    /// Microphone constraints.
+    pub microphone: MicrophoneConstraints,
+    /// Device-lost policy.
+    pub on_device_lost: DeviceLostPolicy,
+}
+
+/// Whether `url` is a WebSocket URL.
+pub fn is_ws_url(url: &str) -> bool {
+    url.starts_with("ws://") || url.starts_with("wss://")
+}
+
+fn invalid(path: &str, detail: impl Into<String>) -> RealtimeError {
+    RealtimeError::InvalidOptions {
+        path: path.to_owned(),
+        detail: detail.into(),
+    }
+}
+
+/// A whole number of `min..=max`, or `default` when absent.
+fn whole(
+    value: Option<f64>,
+    path: &str,
+    default: u32,
+    min: f64,
+    max: f64,
+) -> Result<u32, RealtimeError> {
+    let Some(n) = value else { return Ok(default) };
+    if !n.is_finite() || n.fract() != 0.0 || n < min || n > max {
+        return Err(invalid(
+            path,
+            format!("must be a whole number from {min} to {max}"),
+        ));
+    }
+    Ok(n as u32)
+}
+
+/// The serde message without any quoted value (a misplaced URL must not be echoed).
+fn type_detail(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.split_once(", expected ") {
+        Some((_, expected)) => {
+            let expected = expected.split(" at line ").next().unwrap_or(expected);
+            format!("has the wrong type (expected {expected})")
+        }
+        None if text.starts_with("unknown variant") => {
+            let expected = text.split_once("expected ").map_or("", |(_, e)| e);
+            let expected = expected.split(" at line ").next().unwrap_or(expected);
+            format!("must be {expected}")
+        }
+        None => "has the wrong type".to_owned(),
+    }
+}
+
+impl TranscriberOptions {
+    /// Decodes the options from their JSON form (the wasm layer converts the JS object without its handles).
+    ///
+    /// # Errors
+    /// `invalid_options` naming the option: unknown, or of the wrong type; a non-object.
+    pub fn from_json(value: serde_json::Value) -> Result<Self, RealtimeError> {
+        let serde_json::Value::Object(map) = value else {
+            return Err(invalid(
+                "",
+                "options must be an object with url and/or getUrl",
+            ));
+        };
+        // Decoded one field at a time, so the error names the field (serde's own message does not).
+        for (name, field) in &map {
+            let mut one = serde_json::Map::new();
+            one.insert(name.clone(), field.clone());
+            if let Err(e) = serde_json::from_value::<Self>(serde_json::Value::Object(one)) {
+                let text = e.to_string();
+                return Err(if text.starts_with("unknown field") {
+                    invalid(name, "is not an option of RealtimeTranscriber")
+                } else {
+                    invalid(name, type_detail(&e))
+                });
+            }
+        }
+        serde_json::from_value(serde_json::Value::Object(map))
+            .map_err(|e| invalid("", type_detail(&e)))
+    }
+
+    /// Checks every rule and applies the defaults; `has_get_url`: whether the host was given `getUrl`.
+    ///
+    /// # Errors
+    /// `invalid_options` with the option's path: a `url` that is not `ws://`/`wss://`, neither `url` nor `getUrl`,
+    /// a number that is not whole or out of range; `unsupported_audio_format` for a `sampleRate` or `frameMs` the
+    /// pipeline refuses.
+    pub fn validate(&self, has_get_url: bool) -> Result<SessionConfig, RealtimeError> {
+        let url = match &self.url {
+            Some(u) if is_ws_url(u) => Some(TicketUrl(u.clone())),
+            Some(_) => return Err(invalid("url", "must be a ws:// or wss:// URL")),
+            None => None,
+        };
+        if url.is_none() && !has_get_url {
+            return Err(invalid("url", "url or getUrl is required"));
+        }
+        let u32_max = f64::from(u32::MAX);
+        let pipeline = PipelineConfig {
+            session_rate: whole(
+                self.sample_rate,
+                "sampleRate",
+                DEFAULT_SAMPLE_RATE,
+                0.0,
+                u32_max,
+            )?,
+            frame_ms: whole(self.frame_ms, "frameMs", DEFAULT_FRAME_MS, 0.0, u32_max)?,
+            buffer_ms: whole(
+                self.buffer_ms,
+                "bufferMs",
+                DEFAULT_BUFFER_MS,
+                0.0,
+                MAX_TIME_MS,
+            )?,
+            downmix: true,
+        };
+        let delay = whole(
+            self.reconnect_delay_ms,
+            "reconnectDelayMs",
+            DEFAULT_INITIAL_MS as u32,
+            0.0,
+            MAX_TIME_MS,
+        )?;
+        let attempts = whole(
+            self.reconnect_attempts,
+            "reconnectAttempts",
+            DEFAULT_MAX_ATTEMPTS,
+            0.0,
+            1_000.0,
+        )?;
+        Ok(SessionConfig {
+            pipeline,
+            url,
+            has_get_url,
+            keepalive_ms: whole(
+                self.keepalive_ms,
+                "keepaliveMs",
+                DEFAULT_KEEPALIVE_MS as u32,
+                0.0,
+                MAX_TIME_MS,
+            )?
+            .max(1),
+            stop_timeout_ms: whole(
+                self.stop_timeout_ms,
+                "stopTimeoutMs",
+                DEFAULT_STOP_TIMEOUT_MS,
+                0.0,
+                MAX_TIME_MS,
+            )?,
+            open_timeout_ms: whole(
+                self.open_timeout_ms,
+                "openTimeoutMs",
+                DEFAULT_OPEN_TIMEOUT_MS,
+                0.0,
+                MAX_TIME_MS,
+            )?,
+            silence_timeout_ms: whole(
+                self.silence_timeout_ms,
+                "silenceTimeoutMs",
+                DEFAULT_SILENCE_TIMEOUT_MS,
+                0.0,
+                MAX_TIME_MS,
+            )?,
+            reconnect: ReconnectPolicy::new(
+                Backoff::new(u64::from(delay), DEFAULT_MAX_MS.max(u64::from(delay))),
+                attempts,
+            ),
+            microphone: MicrophoneConstraints {
+                device_id: self.device_id.clone(),
+                echo_cancellation: self.echo_cancellation.unwrap_or(true),
+                noise_suppression: self.noise_suppression.unwrap_or(true),
+                auto_gain_control: self.auto_gain_control.unwrap_or(true),
+            },
+            on_device_lost: self.on_device_lost.unwrap_or_default(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn config(v: serde_json::Value) -> Result<SessionConfig, RealtimeError> {
+        TranscriberOptions::from_json(v)?.validate(false)
+    }
+
+    fn path_of(e: RealtimeError) -> String {
+        match e {
+            RealtimeError::InvalidOptions { path, .. } => path,
+            other => panic!("not invalid_options: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_apply_when_only_a_url_is_given() {
+        let c = config(json!({"url": "wss://svc.test/rt?ticket=t"})).unwrap();
+        assert_eq!(c.pipeline, PipelineConfig::default());
+        assert_eq!(c.keepalive_ms, 5_000);
+        assert_eq!(c.stop_timeout_ms, 10_000);
+        assert_eq!(c.open_timeout_ms, 10_000);
+        assert_eq!(c.silence_timeout_ms, 0);
+        assert_eq!(c.reconnect, ReconnectPolicy::default());
+        assert_eq!(
+            c.microphone,
+            MicrophoneConstraints {
+                device_id: None,
+                echo_cancellation: true,
+                noise_suppression: true,
+                auto_gain_control: true
+            }
+        );
+        assert_eq!(c.on_device_lost, DeviceLostPolicy::Switch);
+    }
+
+    #[test]
+    fn an_unknown_option_is_refused_by_name() {
+        let e = config(json!({"url": "ws://x", "keepAliveMs": 5})).unwrap_err();
+        assert_eq!(e.code(), "invalid_options");
+        assert_eq!(path_of(e), "keepAliveMs");
+    }
+
+    #[test]
+    fn a_wrong_type_names_the_option_without_echoing_the_value() {
+        let e = config(json!({"url": "ws://x", "sampleRate": "wss://svc/rt?ticket=tkt_secret"}))
+            .unwrap_err();
+        assert!(!e.to_string().contains("tkt_secret"), "{e}");
+        assert_eq!(path_of(e), "sampleRate");
+        let e = config(json!({"url": 5})).unwrap_err();
+        assert_eq!(path_of(e), "url");
+        let e = config(json!({"url": "ws://x", "onDeviceLost": "ignore"})).unwrap_err();
+        assert_eq!(path_of(e), "onDeviceLost");
+    }
+
+    #[test]
+    fn numbers_must_be_whole_and_in_range() {
+        for (name, value) in [
+            ("keepaliveMs", json!(-1)),
+            ("frameMs", json!(20.5)),
+            ("stopTimeoutMs", json!(1e12)),
+            ("reconnectAttempts", json!(5_000)),
+            ("openTimeoutMs", json!(-3)),
+            ("silenceTimeoutMs", json!(0.5)),
+        ] {
+            let mut o = json!({"url": "ws://x"});
+            o[name] = value;
+            let e = config(o).unwrap_err();
+            assert_eq!(path_of(e), name);
+        }
+    }
+
+    #[test]
+    fn the_url_must_be_a_websocket_url_and_is_never_printed() {
+        let e = config(json!({"url": "https://svc.test/rt?ticket=tkt_secret"})).unwrap_err();
+        assert!(!e.to_string().contains("tkt_secret"));
+        assert_eq!(path_of(e), "url");
+        let c = config(json!({"url": "wss://svc.test/rt?ticket=tkt_secret"})).unwrap();
+        assert!(!format!("{c:?}").contains("tkt_secret"));
+        let o =
+            TranscriberOptions::from_json(json!({"url": "wss://svc.test/rt?ticket=tkt_secret"}))
+                .unwrap();
+        assert!(!format!("{o:?}").contains("tkt_secret"));
+    }
+
+    #[test]
+    fn url_or_get_url_is_required() {
+        let e = config(json!({})).unwrap_err();
+        assert_eq!(path_of(e), "url");
+        let c = TranscriberOptions::from_json(json!({}))
+            .unwrap()
+            .validate(true)
+            .unwrap();
+        assert!(c.url.is_none() && c.has_get_url);
+    }
+
+    #[test]
+    fn capture_constraints_can_each_be_turned_off_and_a_device_chosen() {
+        let c = config(
+            json!({"url": "ws://x", "deviceId": "mic-2", "echoCancellation": false,
+            "noiseSuppression": false, "autoGainControl": false, "onDeviceLost": "error"}),
+        )
+        .unwrap();
+        assert_eq!(c.microphone.device_id.as_deref(), Some("mic-2"));
+        assert!(!c.microphone.echo_cancellation);
+        assert!(!c.microphone.noise_suppression);
+        assert!(!c.microphone.auto_gain_control);
+        assert_eq!(c.on_device_lost, DeviceLostPolicy::Error);
+    }
+
+    #[test]
+    fn a_non_object_is_refused() {
+        assert_eq!(
+            config(json!("ws://x")).unwrap_err().code(),
+            "invalid_options"
+        );
+    }
+}

@@ -1,0 +1,301 @@
+//! `RealtimeTranscriber` for JS: microphone (or any audio) in, `partial` / `final` events out.
+//!
+//! Every decision lives in the sans-IO core, [`crate::realtime::Session`] (options, phases, reconnects, timeouts,
+//! stop sequencing, timestamps, levels). This layer converts and drives: each exported method decodes its
+//! arguments, calls the session, and lets the host pump of `session.rs` apply the effects.
+//!
+//! Files: `session.rs` (the host pump: one loop applies the core's effects; socket, timer and capture callbacks
+//! only feed inputs), `capture.rs` (getUserMedia, AudioContext, the AudioWorklet of `worklet.js` from a Blob URL),
+//! `host.rs` (duck-typed WebSocket, events, timers, `RealtimeError` objects).
+//!
+//! Decisions where the spec is silent (written in the core next to each rule, listed here for JS readers):
+//! - the transcriber does not extend `EventTarget` (a wasm-bindgen class cannot) but forwards `addEventListener`,
+//!   `removeEventListener` and `dispatchEvent` to one it owns (so `event.target` is that inner target);
+//! - a stream passed to `start({ stream })` belongs to the caller: its tracks are not stopped;
+//! - `stop()` never rejects;
+//! - errors are `Error` objects named `RealtimeError` with `code` and `retryable`.
+
+mod capture;
+mod host;
+mod session;
+
+use std::rc::Rc;
+
+use js_sys::{Array, Float32Array, Int16Array, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use self::session::{Host, HostHandles};
+use super::interop;
+use crate::realtime::session::{AudioOrigin, CaptureSource};
+use crate::realtime::{RealtimeError, Session, TranscriberOptions};
+
+/// The options that are JS handles, taken out before the rest is decoded by the core.
+const HANDLE_OPTIONS: [&str; 2] = ["getUrl", "WebSocket"];
+
+/// Live transcription over the service's realtime socket; the server mints the session (with the API key) and hands the
+/// page only its single-use ticket URL.
+///
+/// Events (`addEventListener`): `open`, `partial`, `final`, `usage`, `error`, `close`, `reconnecting`, `level`,
+/// `devicechange`; each a `CustomEvent` whose `detail` holds the data.
+#[wasm_bindgen]
+pub struct RealtimeTranscriber {
+    host: Rc<Host>,
+}
+
+fn invalid_options(path: &str, detail: &str) -> JsValue {
+    host::realtime_error(&RealtimeError::InvalidOptions {
+        path: path.to_owned(),
+        detail: detail.to_owned(),
+    })
+}
+
+#[wasm_bindgen]
+impl RealtimeTranscriber {
+    /// A transcriber for one realtime session; nothing connects until `start()` or `sendAudio()`.
+    ///
+    /// # Errors
+    /// `invalid_options` naming the option (unknown, wrong type, out of range, a `url` that is not `ws://` or
+    /// `wss://`, neither `url` nor `getUrl`, no WebSocket: pass `WebSocket` in Node 20); `unsupported_audio_format`
+    /// for a `sampleRate` outside 8 000..=48 000 or a `frameMs` outside 20..=100.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "RealtimeTranscriberOptions")] options: JsValue,
+    ) -> Result<RealtimeTranscriber, JsValue> {
+        if !options.is_object() {
+            return Err(invalid_options(
+                "",
+                "options must be an object with url and/or getUrl",
+            ));
+        }
+        let get_url_value = interop::option(&options, "getUrl");
+        let get_url = interop::function_option(&get_url_value);
+        if !get_url_value.is_undefined() && get_url.is_none() {
+            return Err(invalid_options("getUrl", "must be a function"));
+        }
+        let mut socket_ctor = interop::option(&options, "WebSocket");
+        if socket_ctor.is_undefined() {
+            socket_ctor = host::global("WebSocket");
+        }
+        if !socket_ctor.is_function() {
+            return Err(invalid_options(
+                "WebSocket",
+                "this runtime has no WebSocket: pass one as the WebSocket option (e.g. the ws package in Node 20)",
+            ));
+        }
+        let data = Object::assign(&Object::new(), options.unchecked_ref());
+        for name in HANDLE_OPTIONS {
+            let _ = Reflect::delete_property(&data, &name.into());
+        }
+        let value: serde_json::Value =
+            serde_wasm_bindgen::from_value(data.into()).map_err(|_| {
+                invalid_options(
+                    "",
+                    "options must be plain data besides getUrl and WebSocket",
+                )
+            })?;
+        let config = TranscriberOptions::from_json(value)
+            .and_then(|o| o.validate(get_url.is_some()))
+            .map_err(|e| host::realtime_error(&e))?;
+        let seed = (js_sys::Math::random() * f64::from(u32::MAX)) as u64;
+        let session = Session::new(config, seed).map_err(|e| host::realtime_error(&e))?;
+        let events = host::construct(&host::global("EventTarget"), &Array::new())
+            .map_err(|_| invalid_options("", "this runtime has no EventTarget"))?
+            .unchecked_into();
+        Ok(Self {
+            host: Host::new(
+                session,
+                events,
+                HostHandles {
+                    get_url,
+                    socket_ctor,
+                },
+            ),
+        })
+    }
+
+    /// Starts capturing (the microphone, `options.stream`, or nothing with `{ microphone: false }`) and opens the
+    /// socket; resolves when the service sent `open`.
+    ///
+    /// # Errors
+    /// Rejects with `microphone_denied`, `no_audio_device`, `ticket_used` / `ticket_invalid` / `ticket_expired`,
+    /// `open_timeout`, `socket_closed`, `unsupported_audio_format`, `reconnect_failed`, or `invalid_state` when
+    /// already started.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn start(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "RealtimeStartOptions")] options: Option<
+            JsValue,
+        >,
+    ) -> Promise {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let stream = interop::option(&options, "stream");
+        let source = if stream.is_object() {
+            CaptureSource::Stream
+        } else if interop::option(&options, "microphone").as_bool() == Some(false) {
+            CaptureSource::None
+        } else {
+            CaptureSource::Microphone
+        };
+        self.host.start(source, stream)
+    }
+
+    /// Sends audio from any source: mono `Float32Array` (nominally -1..1) or `Int16Array` samples at `sampleRate`
+    /// Hz (8 000..=192 000). Connects first when nothing is connected yet; audio is buffered until `open`.
+    ///
+    /// # Errors
+    /// `unsupported_audio_format` for another array type or a rate out of range; `invalid_state` after `stop()`.
+    #[wasm_bindgen(js_name = sendAudio)]
+    pub fn send_audio(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Float32Array | Int16Array")] samples: JsValue,
+        #[wasm_bindgen(js_name = sampleRate)] sample_rate: f64,
+    ) -> Result<(), JsValue> {
+        let unsupported = |detail: &str| {
+            host::realtime_error(&RealtimeError::UnsupportedAudioFormat {
+                detail: detail.into(),
+            })
+        };
+        if !(sample_rate.is_finite() && sample_rate.fract() == 0.0 && sample_rate > 0.0) {
+            return Err(unsupported("the sample rate must be a positive integer"));
+        }
+        let rate = sample_rate.min(f64::from(u32::MAX)) as u32;
+        let tag = Reflect::get(&samples, &js_sys::Symbol::to_string_tag())
+            .ok()
+            .and_then(|t| t.as_string())
+            .unwrap_or_default();
+        let pushed = match tag.as_str() {
+            "Float32Array" => {
+                let v = samples.unchecked_ref::<Float32Array>().to_vec();
+                self.host
+                    .input(|s| s.push_f32(&v, rate, AudioOrigin::Caller))
+            }
+            "Int16Array" => {
+                let v = samples.unchecked_ref::<Int16Array>().to_vec();
+                self.host
+                    .input(|s| s.push_i16(&v, rate, AudioOrigin::Caller))
+            }
+            _ => {
+                return Err(unsupported(
+                    "samples must be a Float32Array or an Int16Array (mono)",
+                ))
+            }
+        };
+        pushed
+            .unwrap_or(Ok(()))
+            .map_err(|e| host::realtime_error(&e))
+    }
+
+    /// Flushes the audio, sends `stop`, waits for the service's last `final`, `usage` and close (at most
+    /// `stopTimeoutMs`), and releases everything: tracks, AudioContext, worklet, socket, timers. Never rejects.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn stop(&self) -> Promise {
+        self.host.stop()
+    }
+
+    /// Stops sending audio (capture, meter and keep-alive go on; nothing reconnects) until `resume()`.
+    ///
+    /// # Errors
+    /// `invalid_state` after `stop()`.
+    pub fn pause(&self) -> Result<(), JsValue> {
+        self.host
+            .input(Session::pause)
+            .unwrap_or(Ok(()))
+            .map_err(|e| host::realtime_error(&e))
+    }
+
+    /// Sends audio again after `pause()`.
+    ///
+    /// # Errors
+    /// `invalid_state` after `stop()`.
+    pub fn resume(&self) -> Result<(), JsValue> {
+        self.host
+            .input(Session::resume)
+            .unwrap_or(Ok(()))
+            .map_err(|e| host::realtime_error(&e))
+    }
+
+    /// Whether `pause()` is in effect.
+    #[wasm_bindgen(getter)]
+    pub fn paused(&self) -> bool {
+        self.host.read(Session::is_paused).unwrap_or(false)
+    }
+
+    /// Usage so far: the service's last `usage` message, else the client's estimate by the spec's pricing
+    /// (5 credits on the first join, 2 per started minute of audio sent).
+    #[wasm_bindgen(getter, unchecked_return_type = "RealtimeUsage")]
+    pub fn usage(&self) -> JsValue {
+        session::usage_detail(self.host.read(Session::usage).unwrap_or_default())
+    }
+
+    /// `"idle"`, `"connecting"`, `"open"`, `"reconnecting"` or `"closed"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "RealtimeState")]
+    pub fn state(&self) -> String {
+        self.host
+            .read(|s| s.phase().name())
+            .unwrap_or("closed")
+            .to_owned()
+    }
+
+    /// Milliseconds of audio waiting in the reconnect buffer.
+    #[wasm_bindgen(getter, js_name = bufferedMs)]
+    pub fn buffered_ms(&self) -> f64 {
+        self.host.read(|s| s.buffered_ms() as f64).unwrap_or(0.0)
+    }
+
+    /// `EventTarget.addEventListener`. Typed per event in `realtime_types.d.ts` (`RealtimeEventMap`).
+    ///
+    /// # Errors
+    /// What the host's `addEventListener` throws.
+    #[wasm_bindgen(js_name = addEventListener, skip_typescript)]
+    pub fn add_event_listener(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] kind: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "EventListenerOrEventListenerObject | null")]
+        listener: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "boolean | AddEventListenerOptions")]
+        options: Option<JsValue>,
+    ) -> Result<(), JsValue> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        if kind.as_string().as_deref() == Some("level") {
+            self.host.input(Session::want_levels);
+        }
+        self.host
+            .events
+            .add_event_listener(&kind, &listener, &options)
+    }
+
+    /// `EventTarget.removeEventListener`.
+    ///
+    /// # Errors
+    /// What the host's `removeEventListener` throws.
+    #[wasm_bindgen(js_name = removeEventListener, skip_typescript)]
+    pub fn remove_event_listener(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] kind: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "EventListenerOrEventListenerObject | null")]
+        listener: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "boolean | EventListenerOptions")]
+        options: Option<JsValue>,
+    ) -> Result<(), JsValue> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        self.host
+            .events
+            .remove_event_listener(&kind, &listener, &options)
+    }
+
+    /// `EventTarget.dispatchEvent`.
+    ///
+    /// # Errors
+    /// What the host's `dispatchEvent` throws.
+    #[wasm_bindgen(js_name = dispatchEvent)]
+    pub fn dispatch_event(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Event")] event: JsValue,
+    ) -> Result<bool, JsValue> {
+        self.host
+            .events
+            .dispatch_event(&event)
+            .map(|r| r.is_truthy())
+    }
+}
