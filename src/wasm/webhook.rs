@@ -12,12 +12,16 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike, Subtle};
+use crate::webhook::body_limit;
 use crate::webhook::dedupe::MemoryDedupe;
 use crate::webhook::jwk::{KeySet, PublicKey};
-use crate::webhook::key_cache::{self, KeyCache, Lookup};
-use crate::webhook::{claims, jws, ErrorCode, EventIds, TimeWindow, JWKS_PATH, SIGNATURE_HEADER};
+use crate::webhook::key_cache::{self, KeyCache, KeysAge, Lookup};
+use crate::webhook::{
+    claims, jws, ErrorCode, EventIds, TimeWindow, JWKS_PATH, JWKS_UNAVAILABLE, SIGNATURE_HEADER,
+    UNKNOWN_KEY,
+};
 
-const OPTIONS: [&str; 10] = [
+const OPTIONS: [&str; 11] = [
     "jwksUrl",
     "baseUrl",
     "jwks",
@@ -28,6 +32,7 @@ const OPTIONS: [&str; 10] = [
     "timeoutMs",
     "fetch",
     "dedupe",
+    "maxBodyBytes",
 ];
 const DEFAULT_TIMEOUT_MS: f64 = 5000.0;
 
@@ -50,6 +55,7 @@ struct Inner {
     jwks_url: Option<String>,
     fetch: Option<Function>,
     timeout_ms: f64,
+    max_body: u64,
     tolerance: f64,
     clock: Clock,
     dedupe: Dedupe,
@@ -146,6 +152,9 @@ impl WebhookVerifier {
             .map_err(|()| invalid_options("cooldownSeconds must be a number"))?;
         let timeout_ms =
             num("timeoutMs").map_err(|()| invalid_options("timeoutMs must be a number"))?;
+        let max_body = num("maxBodyBytes")
+            .map_err(|()| invalid_options("maxBodyBytes must be a number"))
+            .and_then(|n| body_limit::parse_option(n).map_err(interop::webhook_error))?;
         if tolerance < 0.0
             || ttl.is_some_and(|t| t <= 0.0)
             || cooldown.is_some_and(|c| c < 0.0)
@@ -175,23 +184,6 @@ impl WebhookVerifier {
         if let Some(url) = &jwks_url {
             check_url(url)?;
         }
-        let jwks = interop::option(&options, "jwks");
-        let now_system = platform::now_seconds();
-        let cache = match (&jwks_url, jwks.is_undefined() || jwks.is_null()) {
-            (None, true) => return Err(invalid_options("give one of jwksUrl, baseUrl or jwks")),
-            (None, false) => KeyCache::fixed(static_keys(&jwks)?),
-            (Some(_), seeded) => {
-                let mut cache = KeyCache::remote(
-                    ttl.unwrap_or(key_cache::DEFAULT_TTL),
-                    cooldown.unwrap_or(key_cache::DEFAULT_COOLDOWN),
-                );
-                if !seeded {
-                    cache.seed(static_keys(&jwks)?, now_system);
-                }
-                cache
-            }
-        };
-
         let now = interop::option(&options, "now");
         let clock = if now.is_undefined() {
             Clock::System
@@ -203,6 +195,23 @@ impl WebhookVerifier {
                     .ok_or_else(|| invalid_options("now must be a number or a function"))?,
             )
         };
+        let jwks = interop::option(&options, "jwks");
+        let seed_now = clock_now(&clock)?;
+        let cache = match (&jwks_url, jwks.is_undefined() || jwks.is_null()) {
+            (None, true) => return Err(invalid_options("give one of jwksUrl, baseUrl or jwks")),
+            (None, false) => KeyCache::fixed(static_keys(&jwks)?),
+            (Some(_), seeded) => {
+                let mut cache = KeyCache::remote(
+                    ttl.unwrap_or(key_cache::DEFAULT_TTL),
+                    cooldown.unwrap_or(key_cache::DEFAULT_COOLDOWN),
+                );
+                if !seeded {
+                    cache.seed(static_keys(&jwks)?, seed_age(&jwks), seed_now);
+                }
+                cache
+            }
+        };
+
         let fetch = interop::option(&options, "fetch");
         let fetch = if fetch.is_undefined() {
             None
@@ -241,6 +250,7 @@ impl WebhookVerifier {
                 jwks_url,
                 fetch,
                 timeout_ms: timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+                max_body,
                 tolerance,
                 clock,
                 dedupe,
@@ -266,7 +276,10 @@ impl WebhookVerifier {
                 "signature header must be a string",
             ));
         };
-        let body = match interop::raw_body(&raw_body) {
+        let body = jws::parse_compact(&header)
+            .map_err(interop::webhook_error)
+            .and_then(|_| bounded_raw_body(&raw_body, self.inner.max_body));
+        let body = match body {
             Ok(body) => body,
             Err(e) => return Promise::reject(&e),
         };
@@ -302,20 +315,21 @@ impl WebhookVerifier {
                         "the request has no x-svc-signature header",
                     )
                 })?;
-            let buffer = match message.array_buffer() {
-                Ok(p) => JsFuture::from(p).await,
-                Err(e) => Err(e),
-            }
-            .map_err(|_| {
-                interop::webhook_failure(
-                    ErrorCode::InvalidInput,
-                    "the request body could not be read (already consumed?)",
-                )
-            })?;
-            let body = RawBody {
-                bytes: Uint8Array::new(&buffer).to_vec(),
-                text: None,
-            };
+            // The token's shape and the declared length are checked before any body byte is read.
+            jws::parse_compact(&header).map_err(interop::webhook_error)?;
+            let declared = platform::header(&message, "content-length").ok().flatten();
+            body_limit::check_declared(declared.as_deref(), inner.max_body)
+                .map_err(interop::webhook_error)?;
+            let bytes = read_capped(&message, inner.max_body, None)
+                .await
+                .map_err(|e| match e {
+                    ReadError::TooLarge => interop::webhook_error(TOO_LARGE),
+                    ReadError::Unreadable => interop::webhook_failure(
+                        ErrorCode::InvalidInput,
+                        "the request body could not be read (already consumed?)",
+                    ),
+                })?;
+            let body = RawBody { bytes, text: None };
             inner.verify(body, header).await
         })
     }
@@ -332,8 +346,9 @@ impl WebhookVerifier {
         let header = signature_header.as_string().ok_or_else(|| {
             interop::webhook_failure(ErrorCode::InvalidInput, "signature header must be a string")
         })?;
-        let body = interop::raw_body(&raw_body)?;
-        let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
+        // Shape first, before the body is sized or copied; the core's verify_with_keys decides the rest.
+        jws::parse_compact(&header).map_err(interop::webhook_error)?;
+        let body = bounded_raw_body(&raw_body, self.inner.max_body)?;
         let window = self.inner.window()?;
         let ids = {
             let cache = self.inner.cache.borrow();
@@ -343,14 +358,8 @@ impl WebhookVerifier {
                     "no key set is held yet: use verify(), or refreshKeys() first",
                 )
             })?;
-            let key = keys.get(token.kid()).ok_or_else(|| {
-                interop::webhook_failure(
-                    ErrorCode::UnknownKey,
-                    "no key of the key set has the token's kid",
-                )
-            })?;
-            key.verify(&token).map_err(interop::webhook_error)?;
-            claims::check(token.payload(), &body.bytes, window).map_err(interop::webhook_error)?
+            crate::webhook::verify_with_keys(keys, &body.bytes, &header, window)
+                .map_err(interop::webhook_error)?
         };
         let event = event_value(&body)?;
         if let Some(duplicate) = self.inner.is_duplicate_sync(&ids.event_id, window.now)? {
@@ -362,12 +371,16 @@ impl WebhookVerifier {
     /// The keys held now, as a JWKS document (`{ keys: [] }` before the first fetch).
     #[wasm_bindgen(js_name = exportKeys, unchecked_return_type = "JsonWebKeySet")]
     pub fn export_keys(&self) -> JsValue {
-        let doc = self
-            .inner
-            .cache
-            .borrow()
-            .keys()
-            .map_or_else(|| serde_json::json!({"keys": []}), KeySet::to_value);
+        let cache = self.inner.cache.borrow();
+        let mut doc = match cache.export() {
+            Some((keys, _)) => keys.to_value(),
+            None => serde_json::json!({"keys": []}),
+        };
+        // The age travels with the keys, so a seeded verifier keeps exactly the freshness that was left.
+        if let (Some((_, Some(age))), Some(obj)) = (cache.export(), doc.as_object_mut()) {
+            obj.insert("fetchedAt".into(), age.fetched_at.into());
+            obj.insert("staleAt".into(), age.stale_at.into());
+        }
         platform::json_parse(&JsValue::from_str(&doc.to_string())).unwrap_or(JsValue::NULL)
     }
 
@@ -417,10 +430,160 @@ impl WebhookVerifier {
     }
 }
 
+fn clock_now(clock: &Clock) -> Result<f64, JsValue> {
+    Ok(match clock {
+        Clock::System => platform::now_seconds(),
+        Clock::Fixed(n) => *n,
+        Clock::Function(f) => f
+            .call0(&JsValue::UNDEFINED)
+            .ok()
+            .and_then(|v| v.as_f64())
+            .filter(|n| n.is_finite())
+            .ok_or_else(|| invalid_options("now() must return epoch seconds"))?,
+    })
+}
+
+/// The `fetchedAt` / `staleAt` that `exportKeys()` saved with a key set (an object, or its JSON text).
+fn seed_age(jwks: &JsValue) -> Option<KeysAge> {
+    let doc = match jwks.as_string() {
+        Some(text) => platform::json_parse(&JsValue::from_str(&text)).ok()?,
+        None => jwks.clone(),
+    };
+    let num = |name: &str| {
+        Reflect::get(&doc, &name.into())
+            .ok()
+            .and_then(|v| v.as_f64())
+    };
+    Some(KeysAge {
+        fetched_at: num("fetchedAt")?,
+        stale_at: num("staleAt")?,
+    })
+}
+
 fn option_names_unknown(options: &JsValue) -> bool {
     interop::option_names(options)
         .iter()
         .any(|name| !OPTIONS.contains(&name.as_str()))
+}
+
+const TOO_LARGE: crate::webhook::WebhookError = crate::webhook::WebhookError::new(
+    ErrorCode::BodyTooLarge,
+    "the body is larger than maxBodyBytes (refused without reading it)",
+);
+
+/// A body handed as data: its length is checked before it is copied into wasm memory.
+fn bounded_raw_body(value: &JsValue, max: u64) -> Result<RawBody, JsValue> {
+    // A string of n UTF-16 units encodes to at least n UTF-8 bytes, so its length is a lower bound.
+    let lower_bound = if let Some(len) = value
+        .dyn_ref::<js_sys::JsString>()
+        .map(js_sys::JsString::length)
+    {
+        Some(f64::from(len))
+    } else if value.is_object() {
+        Reflect::get(value, &"byteLength".into())
+            .ok()
+            .and_then(|v| v.as_f64())
+    } else {
+        None
+    };
+    if lower_bound.is_some_and(|n| n > max as f64) {
+        return Err(interop::webhook_error(TOO_LARGE));
+    }
+    let body = interop::raw_body(value)?;
+    body_limit::check_len(body.bytes.len() as u64, max).map_err(interop::webhook_error)?;
+    Ok(body)
+}
+
+enum ReadError {
+    TooLarge,
+    Unreadable,
+}
+
+/// Reads a Request's or Response's body stream up to `max` bytes; past it the stream is cancelled and the read
+/// refused. Without a `body` stream (a minimal Request-like object) it falls back to `arrayBuffer()` and checks the
+/// length after.
+async fn read_capped(
+    message: &MessageLike,
+    max: u64,
+    deadline: Option<&platform::Deadline>,
+) -> Result<Vec<u8>, ReadError> {
+    let wait = |p: Promise| {
+        let p = match deadline {
+            Some(d) => d.race(&p),
+            None => p,
+        };
+        JsFuture::from(p)
+    };
+    let stream = Reflect::get(message, &"body".into()).map_err(|_| ReadError::Unreadable)?;
+    if stream.is_null() {
+        return Ok(Vec::new());
+    }
+    let get_reader = Reflect::get(&stream, &"getReader".into())
+        .ok()
+        .and_then(|f| interop::function_option(&f));
+    let Some(get_reader) = get_reader else {
+        let buffer = match message.array_buffer() {
+            Ok(p) => wait(p).await.map_err(|_| ReadError::Unreadable)?,
+            Err(_) => return Err(ReadError::Unreadable),
+        };
+        let bytes = Uint8Array::new(&buffer).to_vec();
+        return body_limit::check_len(bytes.len() as u64, max)
+            .map(|()| bytes)
+            .map_err(|_| ReadError::TooLarge);
+    };
+    let reader = get_reader
+        .call0(&stream)
+        .map_err(|_| ReadError::Unreadable)?;
+    let read = Reflect::get(&reader, &"read".into())
+        .ok()
+        .and_then(|f| interop::function_option(&f))
+        .ok_or(ReadError::Unreadable)?;
+    let mut bytes = Vec::new();
+    loop {
+        let chunk = read
+            .call0(&reader)
+            .ok()
+            .map(JsCast::unchecked_into::<Promise>)
+            .ok_or(ReadError::Unreadable)?;
+        let chunk = wait(chunk).await.map_err(|_| ReadError::Unreadable)?;
+        if Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            == Some(true)
+        {
+            return Ok(bytes);
+        }
+        let value = Reflect::get(&chunk, &"value".into()).map_err(|_| ReadError::Unreadable)?;
+        // `ArrayBuffer.isView` and `byteLength`, not `instanceof`: the chunk may come from another realm (edge-runtime).
+        if !js_sys::ArrayBuffer::is_view(&value) {
+            return Err(ReadError::Unreadable);
+        }
+        let chunk_len = Reflect::get(&value, &"byteLength".into())
+            .ok()
+            .and_then(|n| n.as_f64())
+            .ok_or(ReadError::Unreadable)?;
+        // `as u64` saturates (a NaN or negative byteLength is 0); the sum cannot overflow below 2^53 + usize.
+        let total = (bytes.len() as u64).saturating_add(chunk_len as u64);
+        if body_limit::check_read(total, max).is_err() {
+            // Cancel the rest; a rejection of cancel() is of no interest.
+            if let Some(cancel) = Reflect::get(&reader, &"cancel".into())
+                .ok()
+                .and_then(|f| interop::function_option(&f))
+            {
+                if let Ok(p) = cancel.call0(&reader) {
+                    if p.is_object() {
+                        let p: Promise = p.unchecked_into();
+                        wasm_bindgen_futures::spawn_local(async move {
+                            let _ = JsFuture::from(p).await;
+                        });
+                    }
+                }
+            }
+            return Err(ReadError::TooLarge);
+        }
+        let chunk = interop::raw_body(&value).map_err(|_| ReadError::Unreadable)?;
+        bytes.extend_from_slice(&chunk.bytes);
+    }
 }
 
 fn event_value(body: &RawBody) -> Result<JsValue, JsValue> {
@@ -442,16 +605,7 @@ enum Check {
 
 impl Inner {
     fn window(&self) -> Result<TimeWindow, JsValue> {
-        let now = match &self.clock {
-            Clock::System => platform::now_seconds(),
-            Clock::Fixed(n) => *n,
-            Clock::Function(f) => f
-                .call0(&JsValue::UNDEFINED)
-                .ok()
-                .and_then(|v| v.as_f64())
-                .filter(|n| n.is_finite())
-                .ok_or_else(|| invalid_options("now() must return epoch seconds"))?,
-        };
+        let now = clock_now(&self.clock)?;
         Ok(TimeWindow {
             now,
             tolerance: self.tolerance,
@@ -500,12 +654,7 @@ impl Inner {
         let key = cache
             .keys()
             .and_then(|keys| keys.get(token.kid()))
-            .ok_or_else(|| {
-                interop::webhook_failure(
-                    ErrorCode::UnknownKey,
-                    "no key of the key set has the token's kid",
-                )
-            })?;
+            .ok_or_else(|| interop::webhook_error(UNKNOWN_KEY))?;
         key.verify(token).map_err(interop::webhook_error)
     }
 
@@ -523,14 +672,8 @@ impl Inner {
             let found = match self.cache.borrow().lookup(kid, now, after_fetch) {
                 Lookup::Found(key) => Ok(key.clone()),
                 Lookup::Fetch => Err(None),
-                Lookup::Unknown => Err(Some(interop::webhook_failure(
-                    ErrorCode::UnknownKey,
-                    "no key of the key set has the token's kid",
-                ))),
-                Lookup::Unavailable => Err(Some(interop::webhook_failure(
-                    ErrorCode::JwksUnavailable,
-                    "the key set could not be fetched",
-                ))),
+                Lookup::Unknown => Err(Some(interop::webhook_error(UNKNOWN_KEY))),
+                Lookup::Unavailable => Err(Some(interop::webhook_error(JWKS_UNAVAILABLE))),
             };
             match found {
                 Ok(key) => break key,
@@ -585,12 +728,7 @@ impl Inner {
     }
 
     async fn fetch_keys(&self) -> Result<(), JsValue> {
-        let unavailable = || {
-            interop::webhook_failure(
-                ErrorCode::JwksUnavailable,
-                "the key set could not be fetched",
-            )
-        };
+        let unavailable = || interop::webhook_error(JWKS_UNAVAILABLE);
         let url = self.jwks_url.clone().ok_or_else(unavailable)?;
         self.cache.borrow_mut().on_fetch_started(self.window()?.now);
         let deadline = platform::Deadline::start(self.timeout_ms);
@@ -614,15 +752,9 @@ impl Inner {
             .and_then(|s| s.as_f64())
             .unwrap_or(0.0);
         let cache_control = platform::header(&response, "cache-control").ok().flatten();
-        let bytes = match response.array_buffer() {
-            Ok(p) => Uint8Array::new(
-                &JsFuture::from(deadline.race(&p))
-                    .await
-                    .map_err(|_| unavailable())?,
-            )
-            .to_vec(),
-            Err(_) => return Err(unavailable()),
-        };
+        let bytes = read_capped(&response, body_limit::MAX_JWKS_BYTES, Some(&deadline))
+            .await
+            .map_err(|_| unavailable())?;
         drop(deadline);
         let now = self.window()?.now;
         let status = if (0.0..=999.0).contains(&status) {

@@ -45,6 +45,8 @@ pub enum ErrorCode {
     InvalidOptions,
     /// `verifySync` was called before any key set was held.
     KeysNotLoaded,
+    /// The body is larger than `maxBodyBytes` (refused before it is read in full or hashed).
+    BodyTooLarge,
 }
 
 impl ErrorCode {
@@ -69,6 +71,7 @@ impl ErrorCode {
             Self::InvalidJwks => "invalid_jwks",
             Self::InvalidOptions => "invalid_options",
             Self::KeysNotLoaded => "keys_not_loaded",
+            Self::BodyTooLarge => "body_too_large",
         }
     }
 }
@@ -117,3 +120,15 @@ pub type Result<T> = core::result::Result<T, WebhookError>;
 pub(crate) const fn err(code: ErrorCode, detail: &'static str) -> WebhookError {
     WebhookError::new(code, detail)
 }
+
+/// No key of the key set has the token's `kid` (the one text of this error, for the core and the JS layer).
+pub const UNKNOWN_KEY: WebhookError = err(
+    ErrorCode::UnknownKey,
+    "no key of the key set has the token's kid",
+);
+
+/// The key set could not be fetched, and no usable one is held.
+pub const JWKS_UNAVAILABLE: WebhookError = err(
+    ErrorCode::JwksUnavailable,
+    "the key set could not be fetched",
+);

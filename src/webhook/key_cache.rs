@@ -5,8 +5,12 @@
 //!   ttl (default one hour);
 //! - an unknown `kid` triggers a refresh, but fetches (of any reason) are at least `cooldown` apart (default 30 s),
 //!   so a flood of tokens with random kids cannot become a flood of fetches;
-//! - when a refresh fails, the keys already held stay in use (stale-if-error); `jwks_unavailable` is reported only
-//!   when no key set was ever obtained.
+//! - when a refresh fails, the keys already held stay in use (stale-if-error) for at most [`STALE_IF_ERROR`] past
+//!   their freshness; after that, or when no key set was ever obtained, `jwks_unavailable` is reported;
+//! - a cache keeps its age across isolates: [`KeyCache::export`] gives the keys with when they were fetched and when
+//!   they go stale, and [`KeyCache::seed`] restores exactly that remaining freshness. A seed without an age (a plain
+//!   JWKS) or past its stale time is fetched again before it is trusted (it serves only as the stale-if-error
+//!   fallback).
 //!
 //! Single-flight (concurrent lookups sharing one fetch) is the I/O layer's job: it keeps the one fetch in progress.
 
@@ -19,6 +23,17 @@ pub const DEFAULT_TTL: f64 = 3600.0;
 pub const DEFAULT_COOLDOWN: f64 = 30.0;
 /// Bounds applied to a response's `max-age`, in seconds.
 pub const MAX_AGE_BOUNDS: (f64, f64) = (60.0, 86_400.0);
+/// How long past its freshness a key set is still used when refreshing it fails: one day.
+pub const STALE_IF_ERROR: f64 = 86_400.0;
+
+/// The age of a held key set: when it was fetched and when it goes stale (epoch seconds of the verifier's clock).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KeysAge {
+    /// When the key set was fetched from the service.
+    pub fetched_at: f64,
+    /// When it stops being fresh (then it is fetched again before use).
+    pub stale_at: f64,
+}
 
 /// Answer of a lookup.
 #[derive(Debug)]
@@ -41,6 +56,7 @@ pub struct KeyCache {
     ttl: f64,
     cooldown: f64,
     fresh_until: f64,
+    fetched_at: Option<f64>,
     last_attempt: Option<f64>,
 }
 
@@ -53,6 +69,7 @@ impl KeyCache {
             ttl: 0.0,
             cooldown: 0.0,
             fresh_until: f64::INFINITY,
+            fetched_at: None,
             last_attempt: None,
         }
     }
@@ -65,14 +82,40 @@ impl KeyCache {
             ttl,
             cooldown,
             fresh_until: f64::NEG_INFINITY,
+            fetched_at: None,
             last_attempt: None,
         }
     }
 
-    /// Seeds a remote cache with keys saved earlier (for example by a previous isolate), fresh for `ttl`.
-    pub fn seed(&mut self, keys: KeySet, now: f64) {
+    /// Seeds a remote cache with keys saved earlier (for example by a previous isolate) with the age they were saved
+    /// with: fresh until `age.stale_at`, bounded by `fetched_at + MAX_AGE_BOUNDS.1` (a seed cannot claim more
+    /// freshness than any response could give). Without an age, or with a `fetched_at` in the future (beyond
+    /// `now + 300 s`), the seed counts as stale: it is fetched again before it is trusted.
+    pub fn seed(&mut self, keys: KeySet, age: Option<KeysAge>, now: f64) {
         self.keys = Some(keys);
-        self.fresh_until = now + self.ttl;
+        match age.filter(|a| {
+            a.fetched_at.is_finite() && a.stale_at.is_finite() && a.fetched_at <= now + 300.0
+        }) {
+            Some(a) => {
+                self.fetched_at = Some(a.fetched_at);
+                self.fresh_until = a.stale_at.min(a.fetched_at + MAX_AGE_BOUNDS.1);
+            }
+            None => {
+                self.fetched_at = None;
+                self.fresh_until = f64::NEG_INFINITY;
+            }
+        }
+    }
+
+    /// The keys held and their age, for saving (`exportKeys`); `None` before any key set is held. Static keys and
+    /// seeds without an age have no `fetched_at`.
+    pub fn export(&self) -> Option<(&KeySet, Option<KeysAge>)> {
+        let keys = self.keys.as_ref()?;
+        let age = self.fetched_at.map(|fetched_at| KeysAge {
+            fetched_at,
+            stale_at: self.fresh_until,
+        });
+        Some((keys, age))
     }
 
     /// Whether the keys come from a URL.
@@ -100,6 +143,10 @@ impl KeyCache {
             None if may_fetch => Lookup::Fetch,
             None => Lookup::Unavailable,
             Some(_) if may_fetch && now >= self.fresh_until => Lookup::Fetch,
+            // Stale-if-error is bounded: keys past their freshness by more than STALE_IF_ERROR are not used.
+            Some(_) if self.remote && now >= self.fresh_until + STALE_IF_ERROR => {
+                Lookup::Unavailable
+            }
             Some(keys) => match keys.get(kid) {
                 Some(key) => Lookup::Found(key),
                 None if may_fetch => Lookup::Fetch,
@@ -146,6 +193,7 @@ impl KeyCache {
         });
         self.keys = Some(keys);
         self.fresh_until = now + ttl;
+        self.fetched_at = Some(now);
         Ok(())
     }
 }
@@ -255,5 +303,91 @@ mod tests {
         assert_eq!(max_age("no-cache"), Some(0.0));
         assert_eq!(max_age("public"), None);
         assert_eq!(max_age("max-age=-1"), None);
+    }
+
+    fn keys() -> KeySet {
+        KeySet::from_json(JWKS.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn export_then_seed_keeps_the_remaining_freshness() {
+        let c = fetched(1000.0, None);
+        let (_, age) = c.export().unwrap();
+        let age = age.unwrap();
+        assert_eq!(
+            age,
+            KeysAge {
+                fetched_at: 1000.0,
+                stale_at: 4600.0
+            }
+        );
+        let mut seeded = KeyCache::remote(DEFAULT_TTL, DEFAULT_COOLDOWN);
+        seeded.seed(keys(), Some(age), 2000.0);
+        assert!(matches!(
+            seeded.lookup("k1", 4599.0, false),
+            Lookup::Found(_)
+        ));
+        assert!(matches!(seeded.lookup("k1", 4600.0, false), Lookup::Fetch));
+        assert_eq!(seeded.export().unwrap().1, Some(age));
+    }
+
+    #[test]
+    fn an_expired_seed_is_fetched_before_it_is_trusted() {
+        let age = KeysAge {
+            fetched_at: 0.0,
+            stale_at: 3600.0,
+        };
+        let mut c = KeyCache::remote(DEFAULT_TTL, DEFAULT_COOLDOWN);
+        c.seed(keys(), Some(age), 3600.0 + 7200.0);
+        assert!(matches!(c.lookup("k1", 10_800.0, false), Lookup::Fetch));
+        // The fetch failed: the seed is the stale-if-error fallback.
+        c.on_fetch_started(10_800.0);
+        assert!(matches!(c.lookup("k1", 10_800.0, true), Lookup::Found(_)));
+    }
+
+    #[test]
+    fn a_seed_without_age_or_from_the_future_is_stale() {
+        for age in [
+            None,
+            Some(KeysAge {
+                fetched_at: 1e12,
+                stale_at: 1e12 + 3600.0,
+            }),
+        ] {
+            let mut c = KeyCache::remote(DEFAULT_TTL, DEFAULT_COOLDOWN);
+            c.seed(keys(), age, 100.0);
+            assert!(matches!(c.lookup("k1", 100.0, false), Lookup::Fetch));
+            assert_eq!(c.export().unwrap().1, None);
+        }
+    }
+
+    #[test]
+    fn a_seed_cannot_claim_more_than_a_day_of_freshness() {
+        let mut c = KeyCache::remote(DEFAULT_TTL, DEFAULT_COOLDOWN);
+        c.seed(
+            keys(),
+            Some(KeysAge {
+                fetched_at: 0.0,
+                stale_at: 1e9,
+            }),
+            0.0,
+        );
+        assert!(matches!(c.lookup("k1", 86_399.0, false), Lookup::Found(_)));
+        assert!(matches!(c.lookup("k1", 86_400.0, false), Lookup::Fetch));
+    }
+
+    #[test]
+    fn stale_if_error_is_bounded_to_a_day() {
+        let mut c = fetched(0.0, None);
+        c.on_fetch_started(3600.0 + STALE_IF_ERROR - 1.0);
+        assert!(matches!(
+            c.lookup("k1", 3600.0 + STALE_IF_ERROR - 1.0, true),
+            Lookup::Found(_)
+        ));
+        c.on_fetch_started(3600.0 + STALE_IF_ERROR);
+        assert!(matches!(
+            c.lookup("k1", 3600.0 + STALE_IF_ERROR, true),
+            Lookup::Unavailable
+        ));
     }
 }

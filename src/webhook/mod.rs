@@ -15,6 +15,7 @@
 //! ```
 
 pub mod base64url;
+pub mod body_limit;
 pub mod claims;
 pub mod dedupe;
 mod error;
@@ -23,9 +24,8 @@ pub mod jws;
 pub mod key_cache;
 
 pub use claims::{EventIds, TimeWindow};
-pub use error::{ErrorCode, Result, WebhookError};
+pub use error::{ErrorCode, Result, WebhookError, JWKS_UNAVAILABLE, UNKNOWN_KEY};
 
-use error::err;
 use jwk::KeySet;
 
 /// Path of the key set under the API's base address.
@@ -85,10 +85,7 @@ pub fn verify_with_keys(
     window: TimeWindow,
 ) -> Result<EventIds> {
     let token = jws::parse_compact(header)?;
-    let key = keys.get(token.kid()).ok_or(err(
-        ErrorCode::UnknownKey,
-        "no key of the key set has the token's kid",
-    ))?;
+    let key = keys.get(token.kid()).ok_or(error::UNKNOWN_KEY)?;
     key.verify(&token)?;
     claims::check(token.payload(), body, window)
 }

@@ -25,6 +25,23 @@ async function jwksServer() {
       res.end("{}");
       return;
     }
+    if (s.mode === "huge") {
+      // A key set that never ends: 64 MiB of padding after a valid start, streamed.
+      res.writeHead(200, { "content-type": "application/json" });
+      s.sent = 0;
+      const chunk = " ".repeat(64 * 1024);
+      const push = () => {
+        while (s.sent < 64 * 1024 * 1024) {
+          s.sent += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", push);
+        }
+        res.end();
+      };
+      res.write(`{"keys":${JSON.stringify(s.keys)}`);
+      push();
+      res.on("close", () => (s.closed = true));
+      return;
+    }
     if (s.mode === "html") {
       res.writeHead(200, { "content-type": "text/html" });
       res.end("<html>not json</html>");
@@ -175,6 +192,15 @@ export async function runRemoteSuite(docauto, fx, log = console.log) {
       await rejectsWith(v.verify(body, fx.goodToken), "jwks_unavailable");
     });
 
+    await t.run("remote: a key-set response over 256 KiB is jwks_unavailable, read no further", async () => {
+      srv.reset(fx.jwks.keys);
+      srv.mode = "huge";
+      const v = new WebhookVerifier({ jwksUrl: jwksUrl(), now: fx.now });
+      await rejectsWith(v.verify(body, fx.goodToken), "jwks_unavailable");
+      await new Promise((r) => setTimeout(r, 200));
+      assert(srv.sent < 16 * 1024 * 1024, `server sent ${srv.sent} bytes: the response was read on`);
+    });
+
     await t.run("remote: an unreachable address is jwks_unavailable", async () => {
       const v = new WebhookVerifier({ jwksUrl: "http://127.0.0.1:9/jwks.json", now: fx.now, timeoutMs: 1000 });
       await rejectsWith(v.verify(body, fx.goodToken), "jwks_unavailable");
@@ -212,6 +238,42 @@ export async function runRemoteSuite(docauto, fx, log = console.log) {
       checkEnvelope(v.verifySync(body, fx.goodToken), fx.goodEnvelope);
       const kids = v.exportKeys().keys.map((k) => k.kid).sort();
       assert(kids.join() === "k1,k2", `exported ${kids}`);
+    });
+
+    await t.run("remote: an exported key set keeps its age; seeded two hours later it is refetched, a removed key rejected", async () => {
+      const realNow = Date.now;
+      try {
+        let clock = fx.now * 1000;
+        Date.now = () => clock;
+        srv.reset(fx.jwks.keys);
+        const now = () => Date.now() / 1000;
+        const a = new WebhookVerifier({ jwksUrl: jwksUrl(), now });
+        await a.verify(body, fx.goodToken);
+        const saved = a.exportKeys();
+        assert(saved.fetchedAt === fx.now && saved.staleAt === fx.now + 3600,
+          `exported fetchedAt ${saved.fetchedAt}, staleAt ${saved.staleAt}`);
+        // Seeded within the hour: no fetch, the remaining freshness is kept.
+        clock += 1800 * 1000;
+        const b = new WebhookVerifier({ jwksUrl: jwksUrl(), now, jwks: JSON.parse(JSON.stringify(saved)) });
+        await rejectsWith(b.verify(body, fx.goodToken), "expired");
+        assert(srv.count === 1, `seeded fresh keys were refetched (${srv.count} fetches)`);
+        assert(b.exportKeys().staleAt === fx.now + 3600, `seed restarted the freshness: ${b.exportKeys().staleAt}`);
+        // The service removes k1; two hours after the export a new verifier is seeded with it.
+        srv.keys = fx.jwks.keys.filter((k) => k.kid !== "k1");
+        clock = (fx.now + 7200) * 1000;
+        const c = new WebhookVerifier({ jwksUrl: jwksUrl(), now, jwks: saved });
+        await rejectsWith(c.verify(body, fx.goodToken), "unknown_key");
+        assert(srv.count === 2, `expected one refetch, server saw ${srv.count}`);
+      } finally {
+        Date.now = realNow;
+      }
+    });
+
+    await t.run("remote: a plain JWKS seed (no age) is fetched before it is trusted", async () => {
+      srv.reset(fx.jwks.keys.filter((k) => k.kid !== "k1"));
+      const v = new WebhookVerifier({ jwksUrl: jwksUrl(), now: fx.now, jwks: fx.jwks });
+      await rejectsWith(v.verify(body, fx.goodToken), "unknown_key");
+      assert(srv.count === 1, `${srv.count} fetches`);
     });
   } finally {
     await srv.close();

@@ -224,5 +224,105 @@ export async function runSuite(docauto, fx, log = console.log) {
     assert(second.duplicate === true, "second delivery not flagged duplicate");
   });
 
+  // Bounded reads: a body stream that counts what is pulled from it and whether it was cancelled.
+  const CHUNK = 64 * 1024;
+  function countingStream(total) {
+    const state = { pulled: 0, cancelled: false };
+    const stream = new ReadableStream(
+      {
+        pull(controller) {
+          if (state.pulled >= total) return controller.close();
+          state.pulled += CHUNK;
+          controller.enqueue(new Uint8Array(CHUNK));
+        },
+        cancel() {
+          state.cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return { stream, state };
+  }
+  // A `Request` whose body is a stream where the runtime supports one (the standard feature test: `duplex` is read
+  // and the stream is not turned into text). Firefox does not: it sends the text "[object ReadableStream]" instead;
+  // there the same stream goes in a Request-like object (`headers` + `body`), which is what a framework hands over.
+  const requestStreams = (() => {
+    let duplexRead = false;
+    try {
+      const probe = new Request("https://receiver.example/", {
+        method: "POST",
+        body: new ReadableStream(),
+        get duplex() {
+          duplexRead = true;
+          return "half";
+        },
+      });
+      return duplexRead && !probe.headers.has("content-type");
+    } catch {
+      return false;
+    }
+  })();
+  function streamRequest(stream, header) {
+    if (!requestStreams) return { headers: new Headers({ "x-svc-signature": header }), body: stream };
+    return new Request("https://receiver.example/webhooks", {
+      method: "POST",
+      headers: { "x-svc-signature": header },
+      body: stream,
+      duplex: "half",
+    });
+  }
+
+  await t.run("maxBodyBytes: a 64 MiB body with a garbage signature is not read (malformed_signature)", async () => {
+    const { stream, state } = countingStream(64 * 1024 * 1024);
+    await rejectsWith(() => v.verifyRequest(streamRequest(stream, "garbage")), "malformed_signature");
+    assert(state.pulled === 0, `pulled ${state.pulled} bytes before refusing the header`);
+  });
+
+  await t.run("maxBodyBytes: a streamed body is read only up to the cap, then cancelled (body_too_large)", async () => {
+    const vc = new WebhookVerifier({ ...base, maxBodyBytes: 100 * 1024 });
+    const { stream, state } = countingStream(64 * 1024 * 1024);
+    await rejectsWith(() => vc.verifyRequest(streamRequest(stream, fx.goodToken)), "body_too_large");
+    assert(state.pulled <= 100 * 1024 + 2 * CHUNK, `pulled ${state.pulled} bytes past a 100 KiB cap`);
+    assert(state.cancelled, "the body stream was not cancelled");
+  });
+
+  await t.run("maxBodyBytes: a default verifier refuses a 64 MiB stream after at most 1 MiB", async () => {
+    const { stream, state } = countingStream(64 * 1024 * 1024);
+    await rejectsWith(() => v.verifyRequest(streamRequest(stream, fx.goodToken)), "body_too_large");
+    assert(state.pulled <= 1024 * 1024 + 2 * CHUNK, `pulled ${state.pulled} bytes past the 1 MiB default`);
+    assert(state.cancelled, "the body stream was not cancelled");
+  });
+
+  await t.run("maxBodyBytes: a Content-Length above the cap is refused without reading", async () => {
+    const { stream, state } = countingStream(64 * 1024 * 1024);
+    const requestLike = {
+      headers: new Headers({ "x-svc-signature": fx.goodToken, "content-length": String(64 * 1024 * 1024) }),
+      body: stream,
+      arrayBuffer: () => Promise.reject(new Error("arrayBuffer must not be called")),
+    };
+    await rejectsWith(() => v.verifyRequest(requestLike), "body_too_large");
+    assert(state.pulled === 0, `pulled ${state.pulled} bytes despite Content-Length`);
+  });
+
+  await t.run("maxBodyBytes: verify/verifySync refuse a buffer or string over the cap before hashing", async () => {
+    const vc = new WebhookVerifier({ ...base, maxBodyBytes: 16 });
+    const big = fx.goodBody.length > 16 ? fx.goodBody : fx.goodBody + " ".repeat(32);
+    await rejectsWith(() => vc.verify(big, fx.goodToken), "body_too_large");
+    await rejectsWith(() => vc.verify(enc.encode(big), fx.goodToken), "body_too_large");
+    await rejectsWith(() => vc.verify(enc.encode(big).buffer, fx.goodToken), "body_too_large");
+    await rejectsWith(() => vc.verifySync(big, fx.goodToken), "body_too_large");
+    // The header is checked first: a garbage token over a big body is malformed_signature.
+    await rejectsWith(() => vc.verify(big, "garbage"), "malformed_signature");
+    // At the cap exactly the body is accepted.
+    const exact = new WebhookVerifier({ ...base, maxBodyBytes: enc.encode(fx.goodBody).length });
+    await exact.verify(fx.goodBody, fx.goodToken);
+  });
+
+  await t.run("maxBodyBytes must be a whole number of at least 1 (invalid_options)", async () => {
+    for (const bad of [0, -1, 1.5, "10", Infinity]) {
+      await rejectsWith(() => new WebhookVerifier({ ...base, maxBodyBytes: bad }), "invalid_options");
+    }
+  });
+
   return { passed: t.passed, failed: t.failed };
 }
