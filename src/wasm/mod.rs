@@ -6,6 +6,7 @@ mod interop;
 mod platform;
 #[cfg(feature = "realtime")]
 mod realtime;
+#[cfg(feature = "webhooks")]
 mod webhook;
 
 #[cfg(feature = "client")]
@@ -15,10 +16,12 @@ pub use client::{
 };
 #[cfg(feature = "realtime")]
 pub use realtime::RealtimeTranscriber;
+#[cfg(feature = "webhooks")]
 pub use webhook::WebhookVerifier;
 
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "webhooks")]
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = include_str!("types.d.ts");
 

@@ -7,13 +7,27 @@
 #![cfg_attr(not(all(feature = "client", feature = "realtime")), allow(dead_code))]
 
 use js_sys::{Function, Promise, Reflect};
+
+/// Longest delay `setTimeout` honours: a larger one (or NaN) fires at once in Node, browsers, Deno and Bun.
+pub const MAX_TIMER_MS: f64 = 2_147_483_647.0;
+
+/// `setTimeout` with the delay clamped to `0..=MAX_TIMER_MS` (NaN becomes 0): a longer wait is cut to about 24.8 days
+/// instead of firing at once.
+fn set_timeout(handler: &JsValue, ms: f64) -> Result<JsValue, JsValue> {
+    let ms = if ms.is_nan() {
+        0.0
+    } else {
+        ms.clamp(0.0, MAX_TIMER_MS)
+    };
+    set_timeout_raw(handler, ms)
+}
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(catch, js_name = setTimeout)]
-    fn set_timeout(handler: &JsValue, ms: f64) -> Result<JsValue, JsValue>;
+    fn set_timeout_raw(handler: &JsValue, ms: f64) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = clearTimeout)]
     fn clear_timeout(handle: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(catch, js_name = fetch)]

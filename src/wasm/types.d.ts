@@ -14,6 +14,10 @@ export interface JsonWebKey {
 /** A JWKS document: `{ keys: [...] }`. */
 export interface JsonWebKeySet {
   keys: JsonWebKey[];
+  /** Set by `exportKeys()`: when the verifier fetched these keys (epoch seconds of its clock). */
+  fetchedAt?: number;
+  /** Set by `exportKeys()`: when they go stale; a verifier seeded with them fetches again from then on. */
+  staleAt?: number;
 }
 
 /** A store of processed event ids, shared by every instance of a service (KV, Redis...). */
@@ -30,7 +34,7 @@ export interface WebhookVerifierOptions {
   jwksUrl?: string;
   /** The API's base address; `/v1/webhooks/jwks.json` is appended. */
   baseUrl?: string;
-  /** Static keys (no I/O), or with a URL the keys saved by `exportKeys()`, used until the cache ttl passes. */
+  /** Static keys (no I/O), or with a URL the keys saved by `exportKeys()`, trusted until their saved `staleAt`. */
   jwks?: JsonWebKeySet | string;
   /** Allowed clock difference in seconds for `exp`, `iat` and `nbf`, both ways. Default 5. */
   clockToleranceSeconds?: number;
@@ -46,6 +50,12 @@ export interface WebhookVerifierOptions {
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** `true` for an in-memory store of processed ids, or your own store. */
   dedupe?: boolean | WebhookDedupeStore;
+  /**
+   * Largest body accepted, in bytes. Default 1048576 (1 MiB). The signature header is checked for shape first; then a
+   * `Content-Length` above this is refused without reading, a streamed body is read only up to it (then the stream is
+   * cancelled), and a buffer or string above it is refused before hashing. Refusals have code `body_too_large`.
+   */
+  maxBodyBytes?: number;
 }
 
 /** Stable codes of a failed verification. */
@@ -53,7 +63,7 @@ export type WebhookErrorCode =
   | "invalid_input" | "missing_signature" | "malformed_signature" | "unsupported_algorithm" | "unsupported_crit"
   | "unknown_key" | "invalid_signature" | "missing_claim" | "wrong_issuer" | "expired" | "not_yet_valid"
   | "body_mismatch" | "malformed_body" | "claims_mismatch" | "jwks_unavailable" | "invalid_jwks"
-  | "invalid_options" | "keys_not_loaded";
+  | "invalid_options" | "keys_not_loaded" | "body_too_large";
 
 /** The error a failed verification rejects (or throws) with; `code` says why. */
 export declare class WebhookVerificationError extends Error {

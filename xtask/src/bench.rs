@@ -39,10 +39,16 @@ pub fn bench(write: bool) -> Result<(), String> {
     )?;
     step("node tests/js/realtime/bench.mjs (resample + encode one second of 48 kHz audio)");
     let realtime = run_node(&r, &["tests/js/realtime/bench.mjs"], &[])?;
-    step("docauto-emulator-bench (requests/s on loopback, memory after 10 000 runs)");
+    step("node tests/js/realtime/browser-bench.mjs (Chromium: start() to open and first partial, capture CPU)");
+    let realtime_browser = run_node(
+        &r,
+        &["tests/js/realtime/browser-bench.mjs"],
+        &[("DOCAUTO_EMULATOR", &emulator)],
+    )?;
+    step("docauto-emulator-bench (requests/s, creations with and without --state, mixed load over 100 000 runs)");
     let load = util::run_capture(
         Command::new(r.join("target/release/docauto-emulator-bench")).current_dir(&r),
-        Duration::from_secs(10 * 60),
+        Duration::from_secs(15 * 60),
         true,
     )?;
     if !load.ok() {
@@ -50,9 +56,10 @@ pub fn bench(write: bool) -> Result<(), String> {
     }
 
     let more = format!(
-        "Client (`node tests/js/client/bench.mjs`, SDK vs raw `fetch` to the same emulator routes, one process):\n\n```text\n{}\n```\n\nRealtime (`node tests/js/realtime/bench.mjs`, wasm windowed-sinc resampler + PCM16 framing vs a plain-JS linear resampler, same run):\n\n```text\n{}\n```\n\nEmulator load check (`cargo run --release -p docauto-emulator --bin docauto-emulator-bench`):\n\n```text\n{}\n```",
+        "Client (`node tests/js/client/bench.mjs`, SDK vs raw `fetch` in one process: a GET and a POST with a 20 KB schema against the emulator, `runs.waitFor` over 3 polls against a scripted server):\n\n```text\n{}\n```\n\nRealtime (`node tests/js/realtime/bench.mjs`, wasm windowed-sinc resampler + PCM16 framing vs a plain-JS linear resampler, same run):\n\n```text\n{}\n```\n\nRealtime in Chromium (`node tests/js/realtime/browser-bench.mjs`, fake microphone playing speech, emulator on loopback: `start()` to `open` and to the first `partial` vs raw getUserMedia + WebSocket; CPU of all Chromium processes per second of captured audio vs the same microphone into a no-op AudioWorklet, same run):\n\n```text\n{}\n```\n\nEmulator load check (`cargo run --release -p docauto-emulator --bin docauto-emulator-bench`: `GET /v1/agents` throughput; agent-run creations per second in memory and with `--state`; a mixed workload of 100 000 capability runs with ttl 60 s, each created, read and long-polled, one in ten delivering its events to a local receiver, the clock moved 25 h after every 5 000 so the ttl sweep purges and drops them, resident memory after each batch):\n\n```text\n{}\n```",
         summary(&client),
         summary(&realtime),
+        summary(&realtime_browser),
         summary(&load.output)
     );
     println!("\n{table}\n\n{more}");

@@ -28,6 +28,7 @@ const ENTRIES: &[&str] = &[
     "workerd.js",
     "edge-light.js",
     "index.d.ts",
+    "index.d.cts",
 ];
 
 /// Names of the glue that the entries must not re-export (initialisation is the entry's job).
@@ -52,8 +53,9 @@ struct Variant {
     target_dir: &'static str,
 }
 
-/// The whole SDK (`docauto`), and the webhook verifier alone (`docauto/webhooks`, a module a third of the size for
-/// edge functions that only verify webhooks).
+/// One module per use: the whole SDK (`docauto`), the webhook verifier alone (`docauto/webhooks`, for edge functions
+/// that only verify webhooks) and live transcription alone (`docauto/realtime`, for a page: no API client, no
+/// verifier).
 const VARIANTS: &[Variant] = &[
     Variant {
         dir: "",
@@ -62,8 +64,13 @@ const VARIANTS: &[Variant] = &[
     },
     Variant {
         dir: "webhooks",
-        cargo_args: &["--no-default-features"],
+        cargo_args: &["--no-default-features", "--features", "webhooks"],
         target_dir: "target/webhooks",
+    },
+    Variant {
+        dir: "realtime",
+        cargo_args: &["--no-default-features", "--features", "realtime"],
+        target_dir: "target/realtime",
     },
 ];
 
@@ -86,9 +93,9 @@ pub fn build() -> Result<(), String> {
 
 fn build_variant(r: &Path, variant: &Variant) -> Result<(), String> {
     let label = if variant.dir.is_empty() {
-        "docauto"
+        "docauto".to_owned()
     } else {
-        "docauto/webhooks"
+        format!("docauto/{}", variant.dir)
     };
     step(&format!(
         "{label}: cargo build --release --target wasm32-unknown-unknown -p docauto --lib {}",
@@ -164,12 +171,17 @@ fn build_variant(r: &Path, variant: &Variant) -> Result<(), String> {
     for name in ENTRIES {
         let src = read(&r.join("pkg-template").join(name))?;
         let line = if name.ends_with(".d.ts") {
-            &dts_line
+            dts_line.clone()
+        } else if name.ends_with(".d.cts") {
+            // A CommonJS declaration re-exports from a CommonJS declaration (`wasm/docauto.d.cts`, below): importing
+            // the ESM `.d.ts` from it is an error under `module: node16`.
+            dts_line.replace("\"./wasm/docauto.js\"", "\"./wasm/docauto.cjs\"")
         } else {
-            &js_line
+            js_line.clone()
         };
-        write(&out.join(name), &src.replace("// @EXPORTS@", line))?;
+        write(&out.join(name), &src.replace("// @EXPORTS@", &line))?;
     }
+    write(&wasm_dir.join("docauto.d.cts"), &glue_dts)?;
     let size = fs::metadata(&wasm).map(|m| m.len()).unwrap_or(0);
     step(&format!(
         "{label}: exports {} ({} type names); docauto_bg.wasm {size} bytes",
@@ -320,33 +332,7 @@ fn package_json() -> Result<String, String> {
   "module": "./index.js",
   "types": "./index.d.ts",
   "exports": {{
-    ".": {{
-      "types": "./index.d.ts",
-      "workerd": "./workerd.js",
-      "edge-light": "./edge-light.js",
-      "deno": "./deno.js",
-      "bun": "./node.js",
-      "node": {{
-        "import": "./node.js",
-        "require": "./index.cjs"
-      }},
-      "browser": "./index.js",
-      "default": "./index.js"
-    }},
-    "./webhooks": {{
-      "types": "./webhooks/index.d.ts",
-      "workerd": "./webhooks/workerd.js",
-      "edge-light": "./webhooks/edge-light.js",
-      "deno": "./webhooks/deno.js",
-      "bun": "./webhooks/node.js",
-      "node": {{
-        "import": "./webhooks/node.js",
-        "require": "./webhooks/index.cjs"
-      }},
-      "browser": "./webhooks/index.js",
-      "default": "./webhooks/index.js"
-    }},
-    "./package.json": "./package.json"
+{root}{webhooks}{realtime}    "./package.json": "./package.json"
   }},
   "files": [
     "index.js",
@@ -356,8 +342,10 @@ fn package_json() -> Result<String, String> {
     "workerd.js",
     "edge-light.js",
     "index.d.ts",
+    "index.d.cts",
     "wasm/",
     "webhooks/",
+    "realtime/",
     "README.md"
   ],
   "sideEffects": true,
@@ -369,7 +357,47 @@ fn package_json() -> Result<String, String> {
         description = json_escape(&description),
         license = json_escape(&license),
         version = json_escape(&version),
+        root = entry_exports(""),
+        webhooks = entry_exports("webhooks"),
+        realtime = entry_exports("realtime"),
     ))
+}
+
+/// The `exports` entry of one entry folder ("" for the package root). Every runtime condition carries its types
+/// next to its file (`{ types, default }`), so a TypeScript project with any condition set finds them; `require`
+/// gets the CommonJS declaration (`index.d.cts`), `import` the ESM one: a CommonJS project under `module: node16`
+/// compiles, and neither `@arethetypeswrong/cli` nor `publint` reports a problem.
+fn entry_exports(dir: &str) -> String {
+    let (key, prefix) = if dir.is_empty() {
+        (".".to_owned(), "./".to_owned())
+    } else {
+        (format!("./{dir}"), format!("./{dir}/"))
+    };
+    let esm =
+        |file: &str| format!(r#"{{ "types": "{prefix}index.d.ts", "default": "{prefix}{file}" }}"#);
+    format!(
+        r#"    "{key}": {{
+      "workerd": {workerd},
+      "edge-light": {edge},
+      "deno": {deno},
+      "bun": {bun},
+      "node": {{
+        "import": {node},
+        "require": {{ "types": "{prefix}index.d.cts", "default": "{prefix}index.cjs" }}
+      }},
+      "browser": {browser},
+      "require": {{ "types": "{prefix}index.d.cts", "default": "{prefix}index.cjs" }},
+      "default": {default}
+    }},
+"#,
+        workerd = esm("workerd.js"),
+        edge = esm("edge-light.js"),
+        deno = esm("deno.js"),
+        bun = esm("node.js"),
+        node = esm("node.js"),
+        browser = esm("index.js"),
+        default = esm("index.js"),
+    )
 }
 
 fn json_escape(s: &str) -> String {

@@ -1,4 +1,5 @@
-//! `cargo xtask install`: the wasm target, wasm-bindgen-cli (same version as the crate), npm tooling, Chromium.
+//! `cargo xtask install`: the wasm target, wasm-bindgen-cli (same version as the crate), npm tooling, Debian
+//! packages (Chromium, espeak-ng, sox, Firefox ESR, PulseAudio).
 
 use crate::util::{self, root, step};
 use std::path::Path;
@@ -12,7 +13,7 @@ pub fn install() -> Result<(), String> {
     wasm_target()?;
     wasm_bindgen_cli()?;
     npm_tooling()?;
-    chromium()?;
+    debian_packages()?;
     Ok(())
 }
 
@@ -111,8 +112,27 @@ fn newer(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn chromium() -> Result<(), String> {
-    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
+/// Debian packages the suites need, each with the file that shows it is installed: Chromium and its driver (browser
+/// suites), espeak-ng and sox (the speech WAV of the fake microphone in the realtime and demo suites), firefox-esr
+/// (the Firefox suites, driven by puppeteer-core) and pulseaudio (headless Firefox runs an AudioContext only with a
+/// sound server; `tests/js/firefox.mjs` starts it with a null sink).
+const APT_PACKAGES: &[(&str, &str)] = &[
+    ("chromium", "/usr/bin/chromium"),
+    ("chromium-driver", "/usr/bin/chromedriver"),
+    ("espeak-ng", "/usr/bin/espeak-ng"),
+    ("sox", "/usr/bin/sox"),
+    ("firefox-esr", "/usr/bin/firefox-esr"),
+    ("pulseaudio", "/usr/bin/pulseaudio"),
+];
+
+/// Installs the missing [`APT_PACKAGES`] with one `apt-get install` (as root; otherwise says what to install).
+fn debian_packages() -> Result<(), String> {
+    let missing: Vec<&str> = APT_PACKAGES
+        .iter()
+        .filter(|(_, file)| !Path::new(file).exists())
+        .map(|(name, _)| *name)
+        .collect();
+    if missing.is_empty() {
         return Ok(());
     }
     let uid = Command::new("id")
@@ -121,12 +141,12 @@ fn chromium() -> Result<(), String> {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     if uid != "0" {
-        return Err(
-            "Chromium is missing: install Debian's chromium and chromium-driver (needs root)"
-                .into(),
-        );
+        return Err(format!(
+            "missing Debian packages (installing them needs root): apt-get install {}",
+            missing.join(" ")
+        ));
     }
-    step("apt-get install chromium chromium-driver");
+    step(&format!("apt-get install {}", missing.join(" ")));
     util::run(
         Command::new("apt-get")
             .arg("update")
@@ -135,13 +155,8 @@ fn chromium() -> Result<(), String> {
     )?;
     util::run(
         Command::new("apt-get")
-            .args([
-                "install",
-                "-y",
-                "--no-install-recommends",
-                "chromium",
-                "chromium-driver",
-            ])
+            .args(["install", "-y", "--no-install-recommends"])
+            .args(&missing)
             .env("DEBIAN_FRONTEND", "noninteractive"),
         Duration::from_secs(15 * MIN),
     )

@@ -9,7 +9,7 @@ mod test;
 mod util;
 
 const USAGE: &str = "usage: cargo xtask <command>
-  install         rustup wasm target, wasm-bindgen-cli (pinned), npm tooling, Chromium (apt, as root)
+  install         rustup wasm target, wasm-bindgen-cli (pinned), npm tooling, Chromium and Firefox ESR (apt, as root)
   build           build the npm package into pkg/
   test            every suite; the last line is `N passed, N failed`
   bench [--write] verify speed vs jose, .wasm sizes, cold starts (--write updates BENCHMARKS.md)

@@ -1,0 +1,56 @@
+// One module per use: each entry of the package resolves in Node (import and require) to its own files, exports
+// what its use needs and nothing of the others, and exports no init machinery. The wasm each entry loads is its own.
+import { createRequire } from "node:module";
+import { Checks, assert } from "./suite.mjs";
+import { report } from "./common.mjs";
+
+const require = createRequire(import.meta.url);
+const t = new Checks(console.log);
+
+const ENTRIES = [
+  {
+    name: "docauto",
+    dir: "",
+    has: ["DocAuto", "WebhookVerifier", "RealtimeTranscriber", "APIError", "WebhookVerificationError", "RealtimeError"],
+    lacks: [],
+  },
+  { name: "docauto/webhooks", dir: "webhooks/", has: ["WebhookVerifier", "WebhookVerificationError"], lacks: ["DocAuto", "RealtimeTranscriber"] },
+  { name: "docauto/realtime", dir: "realtime/", has: ["RealtimeTranscriber", "RealtimeError"], lacks: ["DocAuto", "WebhookVerifier"] },
+];
+
+for (const entry of ENTRIES) {
+  await t.run(`${entry.name} resolves to its own node entry (import) and index.cjs (require)`, () => {
+    const imported = import.meta.resolve(entry.name);
+    assert(imported.endsWith(`/pkg/${entry.dir}node.js`), `import resolved to ${imported}`);
+    const required = require.resolve(entry.name);
+    assert(required.endsWith(`/pkg/${entry.dir}index.cjs`), `require resolved to ${required}`);
+  });
+  await t.run(`${entry.name} exports what its use needs, nothing of the other uses, no init function`, async () => {
+    const mod = await import(entry.name);
+    for (const name of entry.has) assert(typeof mod[name] === "function", `${name} is not exported`);
+    for (const name of entry.lacks) assert(!(name in mod), `${name} is exported`);
+    assert(!("initSync" in mod) && !("default" in mod), "init machinery is exported");
+  });
+  await t.run(`${entry.name}: require and import share one instance`, async () => {
+    const mod = await import(entry.name);
+    const cjs = require(entry.name);
+    for (const name of entry.has) assert(cjs[name] === mod[name], `${name} differs between require and import`);
+  });
+}
+
+await t.run("docauto/realtime: a transcriber is constructed with a ticket URL and refuses a bad one with a coded error", async () => {
+  const { RealtimeTranscriber, RealtimeError } = await import("docauto/realtime");
+  // Node 20 has no WebSocket: the constructor takes one (never called here: nothing starts).
+  const WebSocket = class {};
+  const ok = new RealtimeTranscriber({ url: "wss://realtime.example/v1/realtime/sessions/rts_1?ticket=t", WebSocket });
+  assert(typeof ok.start === "function", "no start()");
+  let caught;
+  try {
+    new RealtimeTranscriber({ url: "http://realtime.example/", WebSocket });
+  } catch (e) {
+    caught = e;
+  }
+  assert(caught instanceof RealtimeError && typeof caught.code === "string", `expected a RealtimeError, got ${caught}`);
+});
+
+report("package entries (node)", t);

@@ -1,0 +1,18 @@
+// Compiled (not run) by `cargo xtask test` under one module mode (see tsconfig.json beside this file): both entries
+// resolve, with their types, from this kind of project.
+import { DocAuto, WebhookVerifier, APIError } from "docauto";
+import { WebhookVerifier as EdgeVerifier, WebhookVerificationError } from "docauto/webhooks";
+import { RealtimeTranscriber, RealtimeError } from "docauto/realtime";
+
+export function make(): [DocAuto, WebhookVerifier, EdgeVerifier] {
+  const client = new DocAuto({ apiKey: "sk_test", baseUrl: "https://api.example" });
+  return [client, new WebhookVerifier({ baseUrl: client.baseUrl }), new EdgeVerifier({ baseUrl: client.baseUrl })];
+}
+
+export function isSdkError(e: unknown): boolean {
+  return e instanceof APIError || e instanceof WebhookVerificationError || e instanceof RealtimeError;
+}
+
+export function transcriber(url: string): RealtimeTranscriber {
+  return new RealtimeTranscriber({ url });
+}
