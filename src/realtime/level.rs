@@ -23,11 +23,19 @@ fn dbfs(amplitude: f64) -> f64 {
 
 impl Level {
     /// The level of `samples` (nominally in [-1, 1]; non-finite samples count as 0). An empty block is silence.
+    ///
+    /// Float audio can exceed full scale (a browser's capture graph does not clip); such samples count as full
+    /// scale, as they are clipped when converted to the PCM16 the service receives. So a level is never above
+    /// 0 dBFS, and 0 dBFS means the input clips.
     pub fn of_f32(samples: &[f32]) -> Self {
         Self::of_normalized(
-            samples
-                .iter()
-                .map(|&s| if s.is_finite() { f64::from(s) } else { 0.0 }),
+            samples.iter().map(|&s| {
+                if s.is_finite() {
+                    f64::from(s.clamp(-1.0, 1.0))
+                } else {
+                    0.0
+                }
+            }),
             samples.len(),
         )
     }
@@ -83,6 +91,14 @@ mod tests {
         assert_eq!(Level::of_f32(&[0.0; 128]).rms_dbfs, MIN_DBFS);
         assert_eq!(Level::of_f32(&[]).peak_dbfs, MIN_DBFS);
         assert_eq!(Level::of_f32(&[f32::NAN; 4]).peak_dbfs, MIN_DBFS);
+    }
+
+    #[test]
+    fn float_samples_beyond_full_scale_clip_at_zero_dbfs() {
+        // Chromium's capture graph delivered 1.0009 (peak +0.0075 dBFS) in the e2e suite.
+        let level = Level::of_f32(&[1.3, -1.3, 1.0009, -1.5]);
+        assert_eq!(level.peak_dbfs, 0.0, "{level:?}");
+        assert_eq!(level.rms_dbfs, 0.0, "{level:?}");
     }
 
     #[test]

@@ -119,7 +119,8 @@ export interface RealtimeClose {
 }
 
 /** `detail` of `level` (computed only once a `level` listener was added): the level of one block of audio (about
- * 20 ms from the microphone), in dBFS (-100 for digital silence). */
+ * 20 ms from the microphone), in dBFS: -100 for digital silence, at most 0 (float input beyond full scale counts as
+ * full scale, as it clips when converted to PCM16; 0 means the input clips). */
 export interface RealtimeLevel {
   rmsDbfs: number;
   peakDbfs: number;
