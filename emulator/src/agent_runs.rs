@@ -1,4 +1,5 @@
-//! The six agent routes: list/read agents, start and read runs, decide approvals, complete human steps.
+//! The agent-run routes: start and read runs, decide approvals, complete human steps (`GET /v1/agents` is in
+//! `agents.rs`).
 
 use crate::agent_engine::{self, is_terminal, Ctx, RUN_LIFETIME_MS};
 use crate::app::{App, Shared};
@@ -15,23 +16,6 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-
-/// `GET /v1/agents`.
-pub async fn list_agents(AxState(app): AxState<Shared>) -> Json<Value> {
-    Json(
-        json!({"object": "list", "data": app.agents.iter().map(|a| a.to_json()).collect::<Vec<_>>()}),
-    )
-}
-
-/// `GET /v1/agents/:id`.
-pub async fn get_agent(
-    AxState(app): AxState<Shared>,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Value>> {
-    app.agent(&id)
-        .map(|a| Json(a.to_json()))
-        .ok_or_else(|| ApiError::not_found("agent"))
-}
 
 fn status_url(id: &str) -> String {
     format!("/v1/agent-runs/{id}")

@@ -1,9 +1,14 @@
-//! Agent definitions, loaded from JSON files (`emulator/agents/*.json`, built in; plus `--agents DIR`).
+//! Agent definitions and their routes (`GET /v1/agents`, `GET /v1/agents/:id`). Definitions are loaded from JSON
+//! files (`emulator/agents/*.json`, built in; plus `--agents DIR`).
 //!
 //! Besides the spec's agent fields, a task may carry emulator-only keys: `durationMs` (work time before the
 //! time scale), `action` (name of an action it takes), `output` `{name}` (a file it produces), `summary`
 //! (recorded when it closes) and `fail` `{code, message}` (the run fails there). These keys are not served.
 
+use crate::app::Shared;
+use crate::error::{ApiError, ApiResult};
+use axum::extract::{Path, State as AxState};
+use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -179,6 +184,23 @@ pub fn load(dir: Option<&std::path::Path>) -> Result<Vec<Agent>, String> {
         }
     }
     Ok(agents)
+}
+
+/// `GET /v1/agents`.
+pub async fn list_agents(AxState(app): AxState<Shared>) -> Json<Value> {
+    Json(
+        json!({"object": "list", "data": app.agents.iter().map(|a| a.to_json()).collect::<Vec<_>>()}),
+    )
+}
+
+/// `GET /v1/agents/:id`.
+pub async fn get_agent(
+    AxState(app): AxState<Shared>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    app.agent(&id)
+        .map(|a| Json(a.to_json()))
+        .ok_or_else(|| ApiError::not_found("agent"))
 }
 
 #[cfg(test)]

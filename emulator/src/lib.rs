@@ -66,8 +66,8 @@ impl Handle {
 /// The full router for an app.
 pub fn router(app: Shared) -> Router {
     let v1 = Router::new()
-        .route("/v1/agents", get(agent_runs::list_agents))
-        .route("/v1/agents/{id}", get(agent_runs::get_agent))
+        .route("/v1/agents", get(agents::list_agents))
+        .route("/v1/agents/{id}", get(agents::get_agent))
         .route("/v1/agent-runs", post(agent_runs::create))
         .route("/v1/agent-runs/{id}", get(agent_runs::get))
         .route(

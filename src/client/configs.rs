@@ -1,5 +1,5 @@
-//! Saved configurations ("actions"): `POST /v1/{extract|redact|fill}/configs`, the catalog of
-//! configurable shapes, and the deprecated alias `POST /v1/actions`.
+//! Saved configurations: `POST /v1/{extract|redact|fill}/configs`. The catalog and the deprecated alias
+//! `POST /v1/actions` are in [`super::actions`].
 
 use super::error::ApiError;
 use super::request::{Method, RequestSpec};
@@ -68,7 +68,7 @@ pub struct SavedConfig {
     pub extra: Map<String, Value>,
 }
 
-fn check(capability: ConfigCapability, params: &ConfigParams) -> Result<(), ApiError> {
+pub(super) fn check(capability: ConfigCapability, params: &ConfigParams) -> Result<(), ApiError> {
     validate::required_text("name", &params.name)?;
     if capability == ConfigCapability::Extract {
         if let Some(schema) = params.config.get("schema") {
@@ -91,28 +91,5 @@ pub fn create(
     Ok(
         RequestSpec::api(Method::Post, format!("/v1/{}/configs", capability.as_str()))
             .with_body(json!({"name": params.name, "config": params.config})),
-    )
-}
-
-/// `GET /v1/actions/catalog`.
-pub fn catalog() -> RequestSpec {
-    RequestSpec::api(Method::Get, "/v1/actions/catalog".to_owned())
-}
-
-/// Deprecated `POST /v1/actions` with `{capability, name, config}`; prefer [`create`].
-///
-/// # Errors
-/// As [`create`].
-pub fn create_action_deprecated(
-    capability: ConfigCapability,
-    params: &ConfigParams,
-) -> Result<RequestSpec, ApiError> {
-    check(capability, params)?;
-    Ok(
-        RequestSpec::api(Method::Post, "/v1/actions".to_owned()).with_body(json!({
-            "capability": capability.as_str(),
-            "name": params.name,
-            "config": params.config,
-        })),
     )
 }

@@ -26,6 +26,7 @@
 // cold path, so the size of `Result<_, ApiError>` is accepted rather than boxed.
 #![allow(clippy::result_large_err)]
 
+pub mod actions;
 pub mod agent_runs;
 pub mod agents;
 pub mod call;

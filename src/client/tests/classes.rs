@@ -3,6 +3,7 @@
 //! header `idempotency-key` on writes makes a retry return the original run; extract batch ignores it."
 
 use super::{h, run, Reply};
+use crate::client::actions;
 use crate::client::common::FileRef;
 use crate::client::configs::{self, ConfigCapability, ConfigParams};
 use crate::client::request::RetryClass;
@@ -127,7 +128,12 @@ fn other_writes() -> Vec<(&'static str, RequestSpec)> {
         ),
         (
             "actions.create",
-            configs::create_action_deprecated(ConfigCapability::Extract, &config).unwrap(),
+            actions::create(&actions::ActionParams {
+                capability: Some(json!("extract")),
+                name: config.name.clone(),
+                config: config.config.clone(),
+            })
+            .unwrap(),
         ),
         (
             "realtime.createSession",

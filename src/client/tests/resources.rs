@@ -8,7 +8,7 @@ use crate::client::configs::{self, ConfigCapability, ConfigParams};
 use crate::client::realtime::{self, RealtimeSession, RealtimeSessionParams};
 use crate::client::runs::{self, KeepParams};
 use crate::client::verbs::{self, ExtractParams, ParseParams, RedactParams};
-use crate::client::{agents, files, webhooks, Method, RequestSpec, ResponseKind, Target};
+use crate::client::{actions, agents, files, webhooks, Method, RequestSpec, ResponseKind, Target};
 use serde_json::{json, Value};
 
 #[track_caller]
@@ -202,8 +202,13 @@ fn config_and_action_routes() {
             json!({"name": "invoices", "config": {}})
         );
     }
-    route(&configs::catalog(), Method::Get, "/v1/actions/catalog");
-    let old = configs::create_action_deprecated(ConfigCapability::Fill, &p).unwrap();
+    route(&actions::catalog(), Method::Get, "/v1/actions/catalog");
+    let old = actions::create(&actions::ActionParams {
+        capability: Some(json!("fill")),
+        name: p.name.clone(),
+        config: p.config.clone(),
+    })
+    .unwrap();
     route(&old, Method::Post, "/v1/actions");
     assert_eq!(
         old.body.unwrap(),

@@ -5,6 +5,7 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
 use super::driver::Outcome;
+use crate::client::polling::Until;
 use crate::client::{ApiError, CallOptions, RequestSpec};
 use crate::wasm::{interop, platform};
 
@@ -230,4 +231,35 @@ pub fn parse_json(text: &str) -> JsValue {
         return JsValue::NULL;
     }
     platform::json_parse(&JsValue::from_str(text)).unwrap_or(JsValue::NULL)
+}
+
+/// The `deadlineMs` of a wait's options (the core checks it).
+///
+/// # Errors
+/// `invalid_request` at `deadlineMs`.
+pub(super) fn wait_deadline(options: &JsValue) -> Result<Option<u64>, ApiError> {
+    let value = crate::wasm::interop::option(options, "deadlineMs");
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    crate::client::polling::deadline_ms(value.as_f64().unwrap_or(f64::NAN)).map(Some)
+}
+
+/// Options of a `waitFor`: the request options (without `wait`, which the wait chooses) and `until`.
+pub(super) fn wait_options(options: &JsValue) -> Result<(JsCallOptions, Until), ApiError> {
+    let parsed = super::prepare(options, &["until", "deadlineMs"])?;
+    if parsed.core.wait.is_some() {
+        return Err(ApiError::validation(
+            "invalid_request",
+            "wait",
+            "waitFor chooses its own wait; give timeoutMs instead",
+        ));
+    }
+    let until = crate::wasm::interop::option(options, "until");
+    let until = if until.is_undefined() {
+        Until::Finished
+    } else {
+        Until::parse(&until.as_string().unwrap_or_default())?
+    };
+    Ok((parsed, until))
 }

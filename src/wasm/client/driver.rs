@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::{convert, Inner};
+use super::{convert, ClientState};
 use crate::client::output::{OutputPlanner, OutputStep};
 use crate::client::polling::{PollPlanner, PollStep, PollTiming};
 use crate::client::retry;
@@ -20,7 +20,7 @@ use crate::wasm::platform::{self, AbortWatch, Sleep};
 /// One JS method call: the client, the options and the caller's abort signal (watched once for every request the
 /// method makes).
 pub struct Ctx<'a> {
-    inner: &'a Inner,
+    inner: &'a ClientState,
     options: CallOptions,
     signal: JsValue,
     abort: Option<AbortWatch>,
@@ -135,7 +135,11 @@ impl<'a> Ctx<'a> {
     ///
     /// # Errors
     /// `invalid_request` at `signal` when the signal is not an `AbortSignal`.
-    pub fn new(inner: &'a Inner, options: CallOptions, signal: &JsValue) -> Result<Self, ApiError> {
+    pub fn new(
+        inner: &'a ClientState,
+        options: CallOptions,
+        signal: &JsValue,
+    ) -> Result<Self, ApiError> {
         let abort = AbortWatch::new(signal).map_err(|()| invalid_signal())?;
         Ok(Self {
             inner,
@@ -387,7 +391,7 @@ pub(super) fn parse_header_text(text: &str) -> Vec<(String, String)> {
     out
 }
 
-impl Inner {
+impl ClientState {
     /// Prepares a call of the core. Only a POST draws an idempotency key from the random bytes.
     ///
     /// # Errors

@@ -6,18 +6,18 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{self, ordered, string_arg};
 use super::driver::{BodyKind, Ctx};
-use super::{prepare, simple, spawn, Data, Inner, Opt};
+use super::{prepare, simple, spawn, ClientState, Data, Opt};
 use crate::client::{files, ApiError};
 use crate::wasm::interop;
 
 /// `client.files`.
 #[wasm_bindgen]
 pub struct FilesResource {
-    inner: Rc<Inner>,
+    inner: Rc<ClientState>,
 }
 
 impl FilesResource {
-    pub(super) fn new(inner: Rc<Inner>) -> Self {
+    pub(super) fn new(inner: Rc<ClientState>) -> Self {
         Self { inner }
     }
 }
@@ -127,7 +127,7 @@ impl FilesResource {
     ) -> JsValue {
         let options = options.unwrap_or(JsValue::UNDEFINED);
         let prepared = prepare(&options, &["deadlineMs"]).and_then(|o| {
-            let deadline = super::agents::wait_deadline(&options)?;
+            let deadline = super::convert::wait_deadline(&options)?;
             Ok((
                 o,
                 files::wait_until_ready(&string_arg(&id, "id")?)?.with_deadline(deadline),

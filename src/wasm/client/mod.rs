@@ -2,19 +2,25 @@
 //! through the one driver ([`driver::Ctx`]), encode the answer. Resource namespaces are small classes sharing the
 //! client's state through an `Rc`.
 
+mod actions;
+mod agent_runs;
 mod agents;
 mod configs;
 mod convert;
 mod driver;
 mod files;
+mod realtime;
 mod runs;
 mod stepper;
 mod verbs;
 mod webhooks;
 
-pub use agents::{AgentRunsResource, AgentsResource};
-pub use configs::{ActionsResource, ConfigsResource, RealtimeResource};
+pub use actions::ActionsResource;
+pub use agent_runs::AgentRunsResource;
+pub use agents::AgentsResource;
+pub use configs::ConfigsResource;
 pub use files::FilesResource;
+pub use realtime::RealtimeResource;
 pub use runs::RunsResource;
 pub use webhooks::WebhooksResource;
 
@@ -85,7 +91,7 @@ const OPTIONS: [&str; 10] = [
 pub(crate) type Opt = Option<JsValue>;
 
 /// The client's shared state. `Debug` is never derived: the config holds the key.
-pub struct Inner {
+pub struct ClientState {
     config: ClientConfig,
     fetch: Option<Function>,
     logger: Option<JsValue>,
@@ -94,7 +100,7 @@ pub struct Inner {
 /// The Document Automation API client.
 #[wasm_bindgen]
 pub struct DocAuto {
-    inner: Rc<Inner>,
+    inner: Rc<ClientState>,
     /// The resource namespaces, each made on first use and then the same object (`client.runs === client.runs`).
     namespaces: Namespaces,
 }
@@ -293,7 +299,7 @@ impl DocAuto {
             ));
         };
         Ok(DocAuto {
-            inner: Rc::new(Inner {
+            inner: Rc::new(ClientState {
                 config,
                 fetch,
                 logger,
@@ -460,7 +466,7 @@ where
 
 /// The common method: validate, build the route, run one call (on the JS-driven path), encode `{ data, response }`.
 pub(crate) fn simple(
-    inner: &Rc<Inner>,
+    inner: &Rc<ClientState>,
     options: Option<JsValue>,
     data: Data,
     build: impl FnOnce() -> Result<RequestSpec, ApiError>,

@@ -5,10 +5,10 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::agents::wait_options;
+use super::convert::wait_options;
 use super::convert::{self, ordered, params, string_arg};
 use super::driver::{BodyKind, Ctx};
-use super::{make_page, page_promise, prepare, simple, spawn, Data, Inner, Opt};
+use super::{make_page, page_promise, prepare, simple, spawn, ClientState, Data, Opt};
 use crate::client::output::OutputPlanner;
 use crate::client::pagination::Page;
 use crate::client::runs::{self, RunListParams};
@@ -16,11 +16,11 @@ use crate::client::runs::{self, RunListParams};
 /// `client.runs`: list (cursor pages), read, wait, cancel, delete, keep, outputs.
 #[wasm_bindgen]
 pub struct RunsResource {
-    inner: Rc<Inner>,
+    inner: Rc<ClientState>,
 }
 
 impl RunsResource {
-    pub(super) fn new(inner: Rc<Inner>) -> Self {
+    pub(super) fn new(inner: Rc<ClientState>) -> Self {
         Self { inner }
     }
 }
@@ -181,7 +181,7 @@ impl RunsResource {
     ) -> JsValue {
         let options = options.unwrap_or(JsValue::UNDEFINED);
         let prepared = wait_options(&options).and_then(|(o, until)| {
-            let deadline = super::agents::wait_deadline(&options)?;
+            let deadline = super::convert::wait_deadline(&options)?;
             Ok((
                 o,
                 runs::wait_for(&string_arg(&id, "id")?, until)?.with_deadline(deadline),

@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 
 use super::convert::error_to_js;
 use super::driver::{env, AttemptAnswer, BodyKind};
-use super::{Data, Inner};
+use super::{ClientState, Data};
 use crate::client::{Action, ApiError, Call, Env, Method, TransportError};
 use crate::wasm::interop;
 
@@ -41,7 +41,7 @@ extern "C" {
 /// One call in flight on the JS-driven path. Internal: the package does not export it.
 #[wasm_bindgen(skip_typescript)]
 pub struct CallStepper {
-    inner: Rc<Inner>,
+    inner: Rc<ClientState>,
     call: Call,
     data: Data,
 }
@@ -62,7 +62,7 @@ fn method_code(method: Method) -> u8 {
 }
 
 /// Starts `call` on the JS-driven path: its `APIPromise`.
-pub(crate) fn drive(inner: &Rc<Inner>, call: Call, data: Data, signal: &JsValue) -> JsValue {
+pub(crate) fn drive(inner: &Rc<ClientState>, call: Call, data: Data, signal: &JsValue) -> JsValue {
     let fetch = inner.fetch.clone();
     let stepper = CallStepper {
         inner: inner.clone(),

@@ -5,17 +5,17 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{ordered, string_arg};
-use super::{simple, Data, Inner, Opt};
+use super::{simple, ClientState, Data, Opt};
 use crate::client::webhooks;
 
 /// `client.webhooks`.
 #[wasm_bindgen]
 pub struct WebhooksResource {
-    inner: Rc<Inner>,
+    inner: Rc<ClientState>,
 }
 
 impl WebhooksResource {
-    pub(super) fn new(inner: Rc<Inner>) -> Self {
+    pub(super) fn new(inner: Rc<ClientState>) -> Self {
         Self { inner }
     }
 }

@@ -1,0 +1,45 @@
+//! `client.actions`.
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::ordered;
+use super::{simple, ClientState, Data, Opt};
+use crate::client::actions;
+
+/// `client.actions`: the catalog, and the deprecated `create`.
+#[wasm_bindgen]
+pub struct ActionsResource {
+    inner: Rc<ClientState>,
+}
+
+impl ActionsResource {
+    pub(super) fn new(inner: Rc<ClientState>) -> Self {
+        Self { inner }
+    }
+}
+
+#[wasm_bindgen]
+impl ActionsResource {
+    /// `GET /v1/actions/catalog`: the configurable shapes of every capability.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<ActionCatalog>")]
+    pub fn catalog(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || Ok(actions::catalog()))
+    }
+
+    /// Deprecated `POST /v1/actions` with `{ capability, name, config }`; use `client.configs.create`.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<SavedConfig>")]
+    pub fn create(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ActionCreateParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            ordered(&body, "params", false, actions::create)
+        })
+    }
+}

@@ -1,0 +1,135 @@
+//! `client.agentRuns`.
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::{self, ordered, string_arg, wait_deadline, wait_options};
+use super::driver::Ctx;
+use super::{simple, spawn, ClientState, Data, Opt};
+use crate::client::agent_runs;
+
+/// `client.agentRuns`: start a run, read it, decide its sign-offs, complete its human steps, wait for it.
+#[wasm_bindgen]
+pub struct AgentRunsResource {
+    inner: Rc<ClientState>,
+}
+
+impl AgentRunsResource {
+    pub(super) fn new(inner: Rc<ClientState>) -> Self {
+        Self { inner }
+    }
+}
+
+#[wasm_bindgen]
+impl AgentRunsResource {
+    /// `POST /v1/agent-runs` (option `wait`: hold up to that many seconds for the run to settle).
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<AgentRun>")]
+    pub fn create(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "AgentRunCreateParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            ordered(&body, "params", false, agent_runs::create)
+        })
+    }
+
+    /// `GET /v1/agent-runs/:id` (option `wait`: long-poll up to that many seconds).
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<AgentRun>")]
+    pub fn retrieve(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            agent_runs::retrieve(&string_arg(&id, "id")?)
+        })
+    }
+
+    /// Approves a sign-off, optionally replacing its inputs (`params`) or files.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<ApprovalDecision>")]
+    pub fn approve(
+        &self,
+        #[wasm_bindgen(js_name = runId, unchecked_param_type = "string")] run_id: JsValue,
+        #[wasm_bindgen(js_name = approvalId, unchecked_param_type = "string")] approval_id: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "ApproveParams")] body: Opt,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        let body = body.unwrap_or(JsValue::UNDEFINED);
+        simple(&self.inner, options, Data::Json, || {
+            let (run_id, second) = (
+                string_arg(&run_id, "runId")?,
+                string_arg(&approval_id, "approvalId")?,
+            );
+            ordered(&body, "params", true, |p| {
+                agent_runs::approve(&run_id, &second, p)
+            })
+        })
+    }
+
+    /// Rejects a sign-off; the `note` is required.
+    #[wasm_bindgen(unchecked_return_type = "APIPromise<ApprovalDecision>")]
+    pub fn reject(
+        &self,
+        #[wasm_bindgen(js_name = runId, unchecked_param_type = "string")] run_id: JsValue,
+        #[wasm_bindgen(js_name = approvalId, unchecked_param_type = "string")] approval_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RejectParams")] body: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        simple(&self.inner, options, Data::Json, || {
+            let (run_id, second) = (
+                string_arg(&run_id, "runId")?,
+                string_arg(&approval_id, "approvalId")?,
+            );
+            ordered(&body, "params", true, |p| {
+                agent_runs::reject(&run_id, &second, p)
+            })
+        })
+    }
+
+    /// Marks a human step done, with an optional note and files.
+    #[wasm_bindgen(js_name = completeTask, unchecked_return_type = "APIPromise<TaskCompletion>")]
+    pub fn complete_task(
+        &self,
+        #[wasm_bindgen(js_name = runId, unchecked_param_type = "string")] run_id: JsValue,
+        #[wasm_bindgen(js_name = taskId, unchecked_param_type = "string")] task_id: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CompleteTaskParams")] body: Opt,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
+    ) -> JsValue {
+        let body = body.unwrap_or(JsValue::UNDEFINED);
+        simple(&self.inner, options, Data::Json, || {
+            let (run_id, second) = (
+                string_arg(&run_id, "runId")?,
+                string_arg(&task_id, "taskId")?,
+            );
+            ordered(&body, "params", true, |p| {
+                agent_runs::complete_task(&run_id, &second, p)
+            })
+        })
+    }
+
+    /// Long-polls the run (`wait=120`) until it is finished or, with `until: "settled"`, blocked on a person.
+    #[wasm_bindgen(js_name = waitFor, unchecked_return_type = "APIPromise<AgentRun>")]
+    pub fn wait_for(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WaitForOptions")] options: Opt,
+    ) -> JsValue {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let inner = self.inner.clone();
+        let prepared = wait_options(&options).and_then(|(o, until)| {
+            let deadline = wait_deadline(&options)?;
+            Ok((
+                o,
+                agent_runs::wait_for(&string_arg(&id, "id")?, until)?.with_deadline(deadline),
+            ))
+        });
+        spawn(async move {
+            let (options, planner) = prepared?;
+            let ctx = Ctx::new(&inner, options.core, &options.signal)?;
+            let outcome = ctx.poll(planner).await?;
+            Ok(convert::with_response(outcome.data(), &outcome))
+        })
+    }
+}

@@ -1,0 +1,38 @@
+//! `client.realtime`.
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::ordered;
+use super::{simple, ClientState, Data, Opt};
+use crate::client::realtime;
+
+/// `client.realtime`: live transcription sessions.
+#[wasm_bindgen]
+pub struct RealtimeResource {
+    inner: Rc<ClientState>,
+}
+
+impl RealtimeResource {
+    pub(super) fn new(inner: Rc<ClientState>) -> Self {
+        Self { inner }
+    }
+}
+
+#[wasm_bindgen]
+impl RealtimeResource {
+    /// `POST /v1/realtime/transcriptions`: a session whose `wss://` address carries a single-use ticket (a secret:
+    /// hand it to one browser, never log it).
+    #[wasm_bindgen(js_name = createSession, unchecked_return_type = "APIPromise<RealtimeSession>")]
+    pub fn create_session(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "RealtimeSessionParams")] body: Opt,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
+    ) -> JsValue {
+        let body = body.unwrap_or(JsValue::UNDEFINED);
+        simple(&self.inner, options, Data::Json, || {
+            ordered(&body, "params", true, realtime::create_session)
+        })
+    }
+}
