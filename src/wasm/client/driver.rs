@@ -50,7 +50,8 @@ impl Outcome {
     }
 }
 
-/// What to do with an answer's body.
+/// What to do with an answer's body. Crosses to `attempt` in `promise.js` as the number of the same name in its
+/// `BodyMode` table (`BodyKind::mode`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum BodyKind {
     /// Read it as text and hand it to the core (the core needs the body: polls, pages, registrations).
@@ -58,17 +59,22 @@ pub enum BodyKind {
     /// Parse a 2xx body as JSON in JS: the data never enters wasm, the core sees the status and the headers it
     /// reads. A body that does not parse goes to the core as text (which reports `non_json_body`).
     Json,
+    /// As [`BodyKind::Json`], and a 2xx whose body parses ends the call in JS (the core said so:
+    /// [`crate::client::Call::json_success_is_final`]), with the request id and replay flag read from its headers.
+    /// Only the JS-driven path (`stepper.rs`) uses it.
+    FinalJson,
     /// Read the bytes (a signed download); only an error answer's text goes to the core.
     Bytes,
 }
 
 impl BodyKind {
-    /// The `mode` argument of `attempt` in `promise.js`.
+    /// The `mode` argument of `attempt` in `promise.js`: `BodyMode.TEXT`, `.BYTES`, `.JSON`, `.FINAL_JSON`.
     pub(super) fn mode(self) -> u8 {
         match self {
             BodyKind::Text => 0,
             BodyKind::Bytes => 1,
             BodyKind::Json => 2,
+            BodyKind::FinalJson => 3,
         }
     }
 }

@@ -184,17 +184,20 @@ function describe(error) {
   return out;
 }
 
+/** What `attempt` does with a 2xx body; the numbers are `BodyKind::mode` in `driver.rs`. */
+const BodyMode = Object.freeze({ TEXT: 0, BYTES: 1, JSON: 2, FINAL_JSON: 3 });
+
 /**
  * One HTTP attempt: `fetch`, then the body, under a timeout and the caller's signal. Retries, sleeps and every
  * decision stay in the wasm driver; this only performs the I/O, with one boundary crossing per attempt.
  *
- * `mode` says what to do with a 2xx body: 0 read it as text, 1 read its bytes, 2 parse it as JSON here (the data
- * never enters wasm; a body that does not parse is handed over as text, for the core to report), 3 as 2, and a body
- * that parses ends the call (the core said so: `Call::json_success_is_final`). Resolves to
+ * `mode` (a `BodyMode`) says what to do with a 2xx body: TEXT read it as text, BYTES read its bytes, JSON parse it
+ * here (the data never enters wasm; a body that does not parse is handed over as text, for the core to report),
+ * FINAL_JSON as JSON, and a body that parses ends the call (the core said so: `Call::json_success_is_final`). Resolves to
  * `{ status, head, headers, text, bytes, data, parsed, final, requestId, replay }`: `head` is header text
  * (`name\nvalue\n...`, lower-case names) for the core, every header except after a JSON parse here, where the core
- * only reads the request id, the replay flag, `Location` and `Retry-After` (a poll's pause) (and nothing in mode 3, where `requestId` and `replay`
- * are read here as the core reads them); `headers` is the response's own `Headers`, turned into a plain object only
+ * only reads the request id, the replay flag, `Location` and `Retry-After` (a poll's pause) (and nothing in
+ * FINAL_JSON, where `requestId` and `replay` are read here as the core reads them); `headers` is the response's own `Headers`, turned into a plain object only
  * if the caller asks for `withResponse()`. Rejects with `{ kind: "timeout" | "aborted" | "connection", message, code }`
  * (`code`: the runtime's error code, from which the core tells a request never sent from one whose answer was lost).
  *
@@ -258,14 +261,14 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
         }
         const status = Number(response.status) || 0;
         const ok = status >= 200 && status < 300;
-        if (ok && mode === 1) {
+        if (ok && mode === BodyMode.BYTES) {
           return readBody(response, maxBytes, true).then((bytes) => {
             finish(resolve, answer(status, headerText(response.headers), response.headers, "", bytes));
           });
         }
         return readBody(response, maxBytes, false).then((raw) => {
           const text = String(raw);
-          if (ok && mode >= 2) {
+          if (ok && (mode === BodyMode.JSON || mode === BodyMode.FINAL_JSON)) {
             let data = null;
             let parsed = true;
             try {
@@ -276,7 +279,7 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
             }
             if (parsed) {
               const headers = response.headers;
-              const final = mode === 3 && typeof headers?.get === "function";
+              const final = mode === BodyMode.FINAL_JSON && typeof headers?.get === "function";
               const result = answer(status, final ? "" : coreHeaderText(headers), headers, "", undefined);
               result.data = data;
               result.parsed = true;
@@ -418,7 +421,11 @@ export function withResponse(data, status, headers, requestId, idempotentReplay)
 
 // The JS-driven path of a single call (`stepper.rs`): the wasm handle decides every step, this loop performs it.
 
+/** The `method` argument of `sendStep` indexes this table (`method_code` in `stepper.rs`). */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/** The kinds of `Step` (made only here, by the `*Step` functions). */
+const StepKind = Object.freeze({ SEND: 0, PAUSE: 1, DONE: 2, FAIL: 3 });
 
 /** A step of `CallStepper` (one shape for every kind). */
 class Step {
@@ -438,22 +445,22 @@ class Step {
 
 /** A request to send. */
 export function sendStep(url, method, headers, body, follow, timeoutMs, mode, maxBytes) {
-  return new Step(0, url, METHODS[method] ?? "GET", headers, body, follow ? "follow" : "manual", timeoutMs, mode, undefined, maxBytes);
+  return new Step(StepKind.SEND, url, METHODS[method] ?? "GET", headers, body, follow ? "follow" : "manual", timeoutMs, mode, undefined, maxBytes);
 }
 
 /** A pause before the next attempt. */
 export function pauseStep(ms) {
-  return new Step(1, "", "", "", undefined, "", ms, 0, undefined);
+  return new Step(StepKind.PAUSE, "", "", "", undefined, "", ms, BodyMode.TEXT, undefined);
 }
 
 /** The call succeeded with the last answer: its status, request id and replay flag, as the core read them. */
 export function doneStep(status, requestId, idempotentReplay) {
-  return new Step(2, "", "", "", undefined, "", 0, 0, { status, requestId, idempotentReplay });
+  return new Step(StepKind.DONE, "", "", "", undefined, "", 0, BodyMode.TEXT, { status, requestId, idempotentReplay });
 }
 
 /** The call failed: the error to throw. */
 export function failStep(error) {
-  return new Step(3, "", "", "", undefined, "", 0, 0, error);
+  return new Step(StepKind.FAIL, "", "", "", undefined, "", 0, BodyMode.TEXT, error);
 }
 
 /**
@@ -482,7 +489,7 @@ async function run(stepper, fetchFn, signal, holder) {
     let step = stepper.step();
     let answer;
     for (;;) {
-      if (step.kind === 0) {
+      if (step.kind === StepKind.SEND) {
         if (signal?.aborted) {
           stepper.abort();
           step = stepper.step();
@@ -500,10 +507,10 @@ async function run(stepper, fetchFn, signal, holder) {
           return answer.data;
         }
         step = stepper.onAnswer(answer, Date.now() - started);
-      } else if (step.kind === 1) {
+      } else if (step.kind === StepKind.PAUSE) {
         if (!(await pause(step.ms, signal))) stepper.abort();
         step = stepper.step();
-      } else if (step.kind === 2) {
+      } else if (step.kind === StepKind.DONE) {
         const { status, requestId, idempotentReplay } = step.value;
         // A JSON route's 2xx was parsed here (one that did not parse failed the call); a 204 route has no data.
         const data = answer?.parsed ? answer.data : undefined;

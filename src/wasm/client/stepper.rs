@@ -46,11 +46,7 @@ pub struct CallStepper {
     data: Data,
 }
 
-/// `attempt`'s mode 3: like [`BodyKind::Json`], and a 2xx whose body parses ends the call in JS (see
-/// [`Call::json_success_is_final`]), with the request id and replay flag read from its headers.
-const FINAL_JSON_MODE: u8 = 3;
-
-/// The `method` argument of `sendStep` (an index into its table of names).
+/// The `method` argument of `sendStep` (an index into its `METHODS` table of names).
 fn method_code(method: Method) -> u8 {
     match method {
         Method::Get => 0,
@@ -102,11 +98,11 @@ impl CallStepper {
                     .body
                     .as_deref()
                     .map_or(JsValue::UNDEFINED, JsValue::from_str);
-                let mode = match self.data {
+                let kind = match self.data {
                     // The core needs nothing more of a JSON 2xx: JS parses it and ends the call itself.
-                    Data::Json if self.call.json_success_is_final() => FINAL_JSON_MODE,
-                    Data::Json => BodyKind::Json.mode(),
-                    Data::Void => BodyKind::Text.mode(),
+                    Data::Json if self.call.json_success_is_final() => BodyKind::FinalJson,
+                    Data::Json => BodyKind::Json,
+                    Data::Void => BodyKind::Text,
                 };
                 send_step(
                     &request.url,
@@ -115,7 +111,7 @@ impl CallStepper {
                     &body,
                     request.follow_redirects,
                     request.timeout_ms as f64,
-                    mode,
+                    kind.mode(),
                     request.max_body_bytes as f64,
                 )
             }
