@@ -2,6 +2,7 @@
 
 #[cfg(feature = "client")]
 pub mod client;
+pub mod options;
 #[cfg(feature = "realtime")]
 pub mod realtime;
 pub mod webhook;

@@ -34,6 +34,7 @@ pub mod common;
 pub mod configs;
 pub mod error;
 pub mod files;
+pub mod options;
 pub mod output;
 pub mod pagination;
 pub mod polling;

@@ -129,16 +129,13 @@ pub const POLL_FLOOR_MAX_MS: u64 = 5_000;
 /// # Errors
 /// `invalid_request` at `deadlineMs` for anything else.
 pub fn deadline_ms(value: f64) -> Result<u64, ApiError> {
-    if value.is_finite() && value >= 1.0 && value.fract() == 0.0 && value <= 9_007_199_254_740_991.0
-    {
-        Ok(value as u64)
-    } else {
-        Err(ApiError::validation(
+    crate::options::whole_number(value, 1.0, crate::options::MAX_SAFE_INTEGER).ok_or_else(|| {
+        ApiError::validation(
             "invalid_request",
             "deadlineMs",
             "must be a whole number of milliseconds, at least 1",
-        ))
-    }
+        )
+    })
 }
 
 /// Idle delays (statuses the service does not hold for).

@@ -4,6 +4,8 @@
 
 use serde::Deserialize;
 
+use crate::options::FieldError;
+
 use super::backoff::{
     Backoff, ReconnectPolicy, DEFAULT_INITIAL_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_MS,
 };
@@ -153,30 +155,9 @@ fn whole(
     max: f64,
 ) -> Result<u32, RealtimeError> {
     let Some(n) = value else { return Ok(default) };
-    if !n.is_finite() || n.fract() != 0.0 || n < min || n > max {
-        return Err(invalid(
-            path,
-            format!("must be a whole number from {min} to {max}"),
-        ));
-    }
-    Ok(n as u32)
-}
-
-/// The serde message without any quoted value (a misplaced URL must not be echoed).
-fn type_detail(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    match text.split_once(", expected ") {
-        Some((_, expected)) => {
-            let expected = expected.split(" at line ").next().unwrap_or(expected);
-            format!("has the wrong type (expected {expected})")
-        }
-        None if text.starts_with("unknown variant") => {
-            let expected = text.split_once("expected ").map_or("", |(_, e)| e);
-            let expected = expected.split(" at line ").next().unwrap_or(expected);
-            format!("must be {expected}")
-        }
-        None => "has the wrong type".to_owned(),
-    }
+    crate::options::whole_number(n, min, max)
+        .map(|n| n as u32)
+        .ok_or_else(|| invalid(path, format!("must be a whole number from {min} to {max}")))
 }
 
 impl TranscriberOptions {
@@ -185,27 +166,13 @@ impl TranscriberOptions {
     /// # Errors
     /// `invalid_options` naming the option: unknown, or of the wrong type; a non-object.
     pub fn from_json(value: serde_json::Value) -> Result<Self, RealtimeError> {
-        let serde_json::Value::Object(map) = value else {
-            return Err(invalid(
-                "",
-                "options must be an object with url and/or getUrl",
-            ));
-        };
-        // Decoded one field at a time, so the error names the field (serde's own message does not).
-        for (name, field) in &map {
-            let mut one = serde_json::Map::new();
-            one.insert(name.clone(), field.clone());
-            if let Err(e) = serde_json::from_value::<Self>(serde_json::Value::Object(one)) {
-                let text = e.to_string();
-                return Err(if text.starts_with("unknown field") {
-                    invalid(name, "is not an option of RealtimeTranscriber")
-                } else {
-                    invalid(name, type_detail(&e))
-                });
+        crate::options::decode_fields(value).map_err(|e| match e {
+            FieldError::Unknown(name) => invalid(&name, "is not an option of RealtimeTranscriber"),
+            FieldError::WrongType(name, detail) => invalid(&name, detail),
+            FieldError::NotAnObject => {
+                invalid("", "options must be an object with url and/or getUrl")
             }
-        }
-        serde_json::from_value(serde_json::Value::Object(map))
-            .map_err(|e| invalid("", type_detail(&e)))
+        })
     }
 
     /// Checks every rule and applies the defaults; `has_get_url`: whether the host was given `getUrl`.

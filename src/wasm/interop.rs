@@ -150,3 +150,25 @@ pub fn function_option(value: &JsValue) -> Option<Function> {
 pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
     wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&value)).await
 }
+
+/// The plain-data part of an options object, for the core's options decoder: a copy without the `handles` (JS
+/// functions and objects the host keeps), as JSON. A non-finite number (which JSON cannot carry, and which would
+/// otherwise read as "not given") becomes the string `"NaN"` or `"Infinity"`, so the core reports it as the wrong
+/// type at its name.
+///
+/// # Errors
+/// `Err(())` when a data option cannot be read as JSON (a function or a symbol where data is expected).
+pub fn plain_options(options: &JsValue, handles: &[&str]) -> Result<serde_json::Value, ()> {
+    let data = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
+    for name in handles {
+        let _ = Reflect::delete_property(&data, &JsValue::from_str(name));
+    }
+    let data: JsValue = data.into();
+    for name in option_names(&data) {
+        if let Some(n) = option(&data, &name).as_f64().filter(|n| !n.is_finite()) {
+            let text = if n.is_nan() { "NaN" } else { "Infinity" };
+            let _ = Reflect::set(&data, &name.into(), &text.into());
+        }
+    }
+    serde_wasm_bindgen::from_value(data).map_err(|_| ())
+}

@@ -5,15 +5,13 @@
 //! the read (the glue cancels the stream). The token's shape is checked before either (see `jws::parse_compact`).
 
 use super::error::{err, ErrorCode, Result, WebhookError};
+use crate::options::{whole_number, MAX_SAFE_INTEGER};
 
 /// Default cap on a delivery body: 1 MiB (the service's event envelopes are a few KiB).
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 1024 * 1024;
 
 /// Cap on a key-set (JWKS) response: the largest document [`super::jwk::KeySet::from_json`] accepts (256 KiB).
 pub const MAX_JWKS_BYTES: u64 = super::jwk::MAX_JWKS_BYTES as u64;
-
-/// The largest `maxBodyBytes` accepted (`Number.MAX_SAFE_INTEGER`).
-pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 const TOO_LARGE: WebhookError = err(
     ErrorCode::BodyTooLarge,
@@ -24,8 +22,7 @@ const TOO_LARGE: WebhookError = err(
 pub fn parse_option(value: Option<f64>) -> Result<u64> {
     match value {
         None => Ok(DEFAULT_MAX_BODY_BYTES),
-        Some(n) if n.fract() == 0.0 && (1.0..=MAX_SAFE_INTEGER).contains(&n) => Ok(n as u64),
-        Some(_) => Err(err(
+        Some(n) => whole_number(n, 1.0, MAX_SAFE_INTEGER).ok_or(err(
             ErrorCode::InvalidOptions,
             "maxBodyBytes must be a whole number of bytes, at least 1",
         )),

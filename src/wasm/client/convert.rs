@@ -5,8 +5,10 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
 use super::driver::Outcome;
+use crate::client::options::MAX_RETRIES_LIMIT;
 use crate::client::polling::Until;
 use crate::client::{ApiError, CallOptions, RequestSpec};
+use crate::options::MAX_SAFE_INTEGER;
 use crate::wasm::{interop, platform};
 
 /// Per-call options as read from JS: the core's part and the caller's `signal`.
@@ -30,8 +32,9 @@ fn whole(options: &JsValue, name: &str, max: f64) -> Result<Option<u64>, ApiErro
     let bad = || ApiError::validation("invalid_request", name, "must be a whole number >= 0");
     match interop::number_option(options, name).map_err(|()| bad())? {
         None => Ok(None),
-        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= max => Ok(Some(n as u64)),
-        Some(_) => Err(bad()),
+        Some(n) => crate::options::whole_number(n, 0.0, max)
+            .map(Some)
+            .ok_or_else(bad),
     }
 }
 
@@ -72,8 +75,8 @@ pub fn call_options(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, 
         })?)
     };
     let wait = whole(options, "wait", f64::from(u32::MAX))?.map(|w| w as u32);
-    let max_retries = whole(options, "maxRetries", 100.0)?.map(|w| w as u32);
-    let timeout_ms = whole(options, "timeoutMs", 9_007_199_254_740_991.0)?;
+    let max_retries = whole(options, "maxRetries", MAX_RETRIES_LIMIT)?.map(|w| w as u32);
+    let timeout_ms = whole(options, "timeoutMs", MAX_SAFE_INTEGER)?;
     if timeout_ms == Some(0) {
         return Err(ApiError::validation(
             "invalid_request",

@@ -32,7 +32,8 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use crate::client::{self, ApiError, ClientConfig, LogLevel, RequestSpec};
+use crate::client::options::{ClientHost, ClientOptions, HANDLES};
+use crate::client::{self, ApiError, ClientConfig, RequestSpec};
 use crate::wasm::{interop, platform};
 use convert::{error_to_js, JsCallOptions};
 
@@ -73,19 +74,6 @@ extern "C" {
         options: &JsValue,
     ) -> JsValue;
 }
-
-const OPTIONS: [&str; 10] = [
-    "apiKey",
-    "baseUrl",
-    "maxRetries",
-    "timeoutMs",
-    "maxRetryAfterMs",
-    "fetch",
-    "defaultHeaders",
-    "dangerouslyAllowBrowser",
-    "logLevel",
-    "logger",
-];
 
 /// An optional JS argument (`undefined` and `null` are `None`).
 pub(crate) type Opt = Option<JsValue>;
@@ -137,8 +125,8 @@ fn env_var(name: &str) -> Option<String> {
     get.call1(&env, &name.into()).ok()?.as_string()
 }
 
-/// A browser page or a browser's worker (Web Worker, service worker); the core decides from the host's facts.
-fn in_browser() -> bool {
+/// What the browser guard needs to know of this host (the core decides from these facts).
+fn host_facts() -> crate::client::HostFacts {
     let worker_scope = platform::global("WorkerGlobalScope");
     // `interop::option` reads objects only; `WorkerGlobalScope` is a function.
     let prototype = js_sys::Reflect::get(&worker_scope, &"prototype".into()).unwrap_or_default();
@@ -160,50 +148,6 @@ fn in_browser() -> bool {
         worker_scope,
         server_runtime,
     }
-    .is_browser()
-}
-
-fn string_option(options: &JsValue, name: &str) -> Result<Option<String>, JsValue> {
-    let value = interop::option(options, name);
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    value
-        .as_string()
-        .map(Some)
-        .ok_or_else(|| config_error(name, "must be a string"))
-}
-
-fn count_option(options: &JsValue, name: &str, max: f64) -> Result<Option<u64>, JsValue> {
-    match interop::number_option(options, name) {
-        Ok(None) => Ok(None),
-        Ok(Some(n)) if n >= 0.0 && n.fract() == 0.0 && n <= max => Ok(Some(n as u64)),
-        _ => Err(config_error(name, "must be a whole number >= 0")),
-    }
-}
-
-fn default_headers(value: &JsValue) -> Result<Vec<(String, String)>, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(Vec::new());
-    }
-    if !value.is_object() {
-        return Err(config_error(
-            "defaultHeaders",
-            "must be an object of strings",
-        ));
-    }
-    let mut out = Vec::new();
-    for name in interop::option_names(value) {
-        let v = interop::option(value, &name);
-        let Some(text) = v.as_string() else {
-            return Err(config_error(
-                &format!("defaultHeaders.{name}"),
-                "must be a string",
-            ));
-        };
-        out.push((name, text));
-    }
-    Ok(out)
 }
 
 #[wasm_bindgen]
@@ -222,62 +166,15 @@ impl DocAuto {
         } else {
             return Err(config_error("options", "must be an object"));
         };
-        for name in interop::option_names(&options) {
-            if !OPTIONS.contains(&name.as_str()) {
-                return Err(config_error(&name, "is not a client option"));
-            }
-        }
-        let allow_browser = interop::option(&options, "dangerouslyAllowBrowser");
-        if !(allow_browser.is_undefined() || allow_browser.as_bool().is_some()) {
-            return Err(config_error("dangerouslyAllowBrowser", "must be a boolean"));
-        }
-        if in_browser() && allow_browser.as_bool() != Some(true) {
-            return Err(error_to_js(&ApiError::validation(
-                "browser_not_allowed",
-                "dangerouslyAllowBrowser",
-                "running in a browser would expose your secret API key to anyone who opens the page; \
-                 call the API from a server, or pass dangerouslyAllowBrowser: true if you understand the risk",
-            )));
-        }
-        let api_key = string_option(&options, "apiKey")?
-            .or_else(|| env_var("DOCAUTO_API_KEY"))
-            .ok_or_else(|| {
-                config_error("apiKey", "is required (pass apiKey or set DOCAUTO_API_KEY)")
-            })?;
-        let base_url = string_option(&options, "baseUrl")?
-            .or_else(|| env_var("DOCAUTO_BASE_URL"))
-            .ok_or_else(|| {
-                config_error(
-                    "baseUrl",
-                    "is required (pass baseUrl or set DOCAUTO_BASE_URL)",
-                )
-            })?;
-        let mut config = ClientConfig::new(&api_key, &base_url).map_err(|e| error_to_js(&e))?;
-        if let Some(n) = count_option(&options, "maxRetries", 100.0)? {
-            config.max_retries = n as u32;
-        }
-        if let Some(n) = count_option(&options, "timeoutMs", 9_007_199_254_740_991.0)? {
-            if n == 0 {
-                return Err(config_error("timeoutMs", "must be greater than 0"));
-            }
-            config.timeout_ms = n;
-        }
-        if let Some(n) = count_option(&options, "maxRetryAfterMs", 9_007_199_254_740_991.0)? {
-            config.max_retry_after_ms = n;
-        }
-        config
-            .set_default_headers(default_headers(&interop::option(
-                &options,
-                "defaultHeaders",
-            ))?)
-            .map_err(|e| error_to_js(&e))?;
-        let level = match string_option(&options, "logLevel")? {
-            Some(level) => Some(level),
-            None => env_var("DOCAUTO_LOG"),
+        let data = interop::plain_options(&options, &HANDLES)
+            .map_err(|()| config_error("options", "must be plain data besides fetch and logger"))?;
+        let host = ClientHost {
+            env: &env_var,
+            facts: host_facts(),
         };
-        if let Some(level) = level {
-            config.log_level = LogLevel::parse(&level).map_err(|e| error_to_js(&e))?;
-        }
+        let config = ClientOptions::from_json(data)
+            .and_then(|o| o.validate(&host))
+            .map_err(|e| error_to_js(&e))?;
         let fetch = interop::option(&options, "fetch");
         let fetch = if fetch.is_undefined() || fetch.is_null() {
             None

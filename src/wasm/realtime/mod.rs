@@ -21,7 +21,7 @@ mod session;
 
 use std::rc::Rc;
 
-use js_sys::{Array, Float32Array, Int16Array, Object, Promise, Reflect};
+use js_sys::{Array, Float32Array, Int16Array, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -83,17 +83,12 @@ impl RealtimeTranscriber {
                 "this runtime has no WebSocket: pass one as the WebSocket option (e.g. the ws package in Node 20)",
             ));
         }
-        let data = Object::assign(&Object::new(), options.unchecked_ref());
-        for name in HANDLE_OPTIONS {
-            let _ = Reflect::delete_property(&data, &name.into());
-        }
-        let value: serde_json::Value =
-            serde_wasm_bindgen::from_value(data.into()).map_err(|_| {
-                invalid_options(
-                    "",
-                    "options must be plain data besides getUrl and WebSocket",
-                )
-            })?;
+        let value = interop::plain_options(&options, &HANDLE_OPTIONS).map_err(|()| {
+            invalid_options(
+                "",
+                "options must be plain data besides getUrl and WebSocket",
+            )
+        })?;
         let config = TranscriberOptions::from_json(value)
             .and_then(|o| o.validate(get_url.is_some()))
             .map_err(|e| host::realtime_error(&e))?;

@@ -55,6 +55,12 @@ test("missing_or_bad_settings_throw_invalid_config", () => {
   check({ apiKey: KEY, baseUrl: emu.baseUrl, fetch: "no" }, "fetch");
   check({ apiKey: KEY, baseUrl: emu.baseUrl, apikey: "typo" }, "apikey");
   check({ apiKey: KEY, baseUrl: emu.baseUrl, defaultHeaders: { "bad header": "x" } }, "defaultHeaders");
+  // JS values JSON has no form for must not read as "not given".
+  check({ apiKey: KEY, baseUrl: emu.baseUrl, timeoutMs: NaN }, "timeoutMs");
+  check({ apiKey: KEY, baseUrl: emu.baseUrl, maxRetries: Infinity }, "maxRetries");
+  check({ apiKey: KEY, baseUrl: emu.baseUrl, defaultHeaders: { "x-team": 7 } }, "defaultHeaders.x-team");
+  check({ apiKey: KEY, baseUrl: emu.baseUrl, apiKey: () => KEY }, "options");
+  check("sk_live_in_the_wrong_place", "options");
 });
 
 test("unknown_request_option_is_refused", async () => {

@@ -1,0 +1,332 @@
+//! `ClientOptions`: the options of `new DocAuto(options)` that are plain data, decoded with serde (unknown names
+//! refused, the field at fault named) and checked by [`ClientOptions::validate`], which applies the environment
+//! fallbacks and the browser guard and builds the [`ClientConfig`]. The JS handles (`fetch`, `logger`) are taken
+//! out by the wasm layer before decoding ([`HANDLES`]).
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{ApiError, ClientConfig, HostFacts, LogLevel};
+use crate::options::{decode_fields, whole_number, FieldError, MAX_SAFE_INTEGER};
+
+/// Options that are JS handles, not data: the host extracts them and checks their shape.
+pub const HANDLES: [&str; 2] = ["fetch", "logger"];
+
+/// Largest `maxRetries` (client-wide and per call).
+pub const MAX_RETRIES_LIMIT: f64 = 100.0;
+
+/// The data options of a client, as JS gives them (camelCase; numbers are JS numbers). `Debug` prints neither the
+/// key nor header values.
+#[derive(Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClientOptions {
+    /// The API key; falls back to `DOCAUTO_API_KEY`.
+    pub api_key: Option<String>,
+    /// Absolute http(s) URL of the API, optionally with a path prefix; falls back to `DOCAUTO_BASE_URL`.
+    pub base_url: Option<String>,
+    /// Retries after the first attempt, 0..=100; default 2.
+    pub max_retries: Option<f64>,
+    /// Per-attempt timeout in ms, at least 1; default 600 000.
+    pub timeout_ms: Option<f64>,
+    /// Largest `Retry-After` honoured, in ms; default 60 000.
+    pub max_retry_after_ms: Option<f64>,
+    /// Headers sent with every request to the API's origin (values must be strings).
+    pub default_headers: Option<Map<String, Value>>,
+    /// Lets the client run in a browser page or worker (which exposes the key to the page's users).
+    pub dangerously_allow_browser: Option<bool>,
+    /// `off`, `error`, `warn`, `info` or `debug`; falls back to `DOCAUTO_LOG`; default `warn`.
+    pub log_level: Option<String>,
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("base_url", &self.base_url)
+            .field("max_retries", &self.max_retries)
+            .field("timeout_ms", &self.timeout_ms)
+            .field("max_retry_after_ms", &self.max_retry_after_ms)
+            .field(
+                "default_headers",
+                &self
+                    .default_headers
+                    .as_ref()
+                    .map(|h| h.keys().collect::<Vec<_>>()),
+            )
+            .field("dangerously_allow_browser", &self.dangerously_allow_browser)
+            .field("log_level", &self.log_level)
+            .finish()
+    }
+}
+
+/// What the host knows that the rules need: its environment variables and whether it is a browser.
+pub struct ClientHost<'a> {
+    /// `process.env[name]` or `Deno.env.get(name)`; `None` where the runtime has no environment.
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// The host's facts for the browser guard.
+    pub facts: HostFacts,
+}
+
+fn invalid(field: &str, message: &str) -> ApiError {
+    ApiError::invalid_config(field, message)
+}
+
+fn whole(value: Option<f64>, field: &str, min: f64, max: f64) -> Result<Option<u64>, ApiError> {
+    match value {
+        None => Ok(None),
+        Some(n) => whole_number(n, min, max)
+            .map(Some)
+            .ok_or_else(|| invalid(field, "must be a whole number >= 0")),
+    }
+}
+
+impl ClientOptions {
+    /// Decodes the options from their JSON form (the wasm layer converts the JS object without its handles;
+    /// `null` values mean "not given", as `undefined` does).
+    ///
+    /// # Errors
+    /// `invalid_config` naming the option: unknown, or of the wrong type; `options` for a non-object.
+    pub fn from_json(value: Value) -> Result<Self, ApiError> {
+        let value = match value {
+            Value::Object(map) => {
+                Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
+            }
+            Value::Null => Value::Object(Map::new()),
+            other => other,
+        };
+        decode_fields(value).map_err(|e| match e {
+            FieldError::Unknown(name) => invalid(&name, "is not a client option"),
+            FieldError::WrongType(name, _) => invalid(&name, expectation(&name)),
+            FieldError::NotAnObject => invalid("options", "must be an object"),
+        })
+    }
+
+    /// Checks every rule, applies the environment fallbacks and the defaults, and builds the configuration.
+    ///
+    /// # Errors
+    /// `browser_not_allowed` in a browser without `dangerouslyAllowBrowser: true`; `invalid_config` with the
+    /// option's path for a missing key or base URL, a number out of range, a bad header or log level.
+    pub fn validate(&self, host: &ClientHost<'_>) -> Result<ClientConfig, ApiError> {
+        if host.facts.is_browser() && self.dangerously_allow_browser != Some(true) {
+            return Err(ApiError::validation(
+                "browser_not_allowed",
+                "dangerouslyAllowBrowser",
+                "running in a browser would expose your secret API key to anyone who opens the page; \
+                 call the API from a server, or pass dangerouslyAllowBrowser: true if you understand the risk",
+            ));
+        }
+        let api_key = self
+            .api_key
+            .clone()
+            .or_else(|| (host.env)("DOCAUTO_API_KEY"))
+            .ok_or_else(|| invalid("apiKey", "is required (pass apiKey or set DOCAUTO_API_KEY)"))?;
+        let base_url = self
+            .base_url
+            .clone()
+            .or_else(|| (host.env)("DOCAUTO_BASE_URL"))
+            .ok_or_else(|| {
+                invalid(
+                    "baseUrl",
+                    "is required (pass baseUrl or set DOCAUTO_BASE_URL)",
+                )
+            })?;
+        let mut config = ClientConfig::new(&api_key, &base_url)?;
+        if let Some(n) = whole(self.max_retries, "maxRetries", 0.0, MAX_RETRIES_LIMIT)? {
+            config.max_retries = n as u32;
+        }
+        if let Some(n) = whole(self.timeout_ms, "timeoutMs", 0.0, MAX_SAFE_INTEGER)? {
+            if n == 0 {
+                return Err(invalid("timeoutMs", "must be greater than 0"));
+            }
+            config.timeout_ms = n;
+        }
+        if let Some(n) = whole(
+            self.max_retry_after_ms,
+            "maxRetryAfterMs",
+            0.0,
+            MAX_SAFE_INTEGER,
+        )? {
+            config.max_retry_after_ms = n;
+        }
+        if let Some(headers) = &self.default_headers {
+            let mut out = Vec::with_capacity(headers.len());
+            for (name, value) in headers {
+                let Some(text) = value.as_str() else {
+                    return Err(invalid(
+                        &format!("defaultHeaders.{name}"),
+                        "must be a string",
+                    ));
+                };
+                out.push((name.clone(), text.to_owned()));
+            }
+            config.set_default_headers(out)?;
+        }
+        if let Some(level) = self.log_level.clone().or_else(|| (host.env)("DOCAUTO_LOG")) {
+            config.log_level = LogLevel::parse(&level)?;
+        }
+        Ok(config)
+    }
+}
+
+/// What a field of the wrong type should have been.
+fn expectation(field: &str) -> &'static str {
+    match field {
+        "maxRetries" | "timeoutMs" | "maxRetryAfterMs" => "must be a whole number >= 0",
+        "dangerouslyAllowBrowser" => "must be a boolean",
+        "defaultHeaders" => "must be an object of strings",
+        _ => "must be a string",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const SERVER: HostFacts = HostFacts {
+        page: false,
+        worker_scope: false,
+        server_runtime: true,
+    };
+    const PAGE: HostFacts = HostFacts {
+        page: true,
+        worker_scope: false,
+        server_runtime: false,
+    };
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn config(value: Value) -> Result<ClientConfig, ApiError> {
+        ClientOptions::from_json(value)?.validate(&ClientHost {
+            env: &no_env,
+            facts: SERVER,
+        })
+    }
+
+    fn field_of(e: &ApiError) -> (String, String) {
+        (e.code.clone(), e.to_string())
+    }
+
+    fn base() -> Value {
+        json!({"apiKey": "sk_test", "baseUrl": "https://api.example"})
+    }
+
+    fn with(extra: Value) -> Value {
+        let mut v = base();
+        for (k, x) in extra.as_object().cloned().unwrap_or_default() {
+            v[k] = x;
+        }
+        v
+    }
+
+    #[test]
+    fn defaults_apply_when_only_key_and_base_url_are_given() {
+        let c = config(base()).unwrap();
+        assert_eq!(c.max_retries, super::super::DEFAULT_MAX_RETRIES);
+        assert_eq!(c.timeout_ms, super::super::DEFAULT_TIMEOUT_MS);
+        assert_eq!(c.base_url(), "https://api.example");
+    }
+
+    #[test]
+    fn null_means_not_given() {
+        let c = config(with(json!({"maxRetries": null, "logLevel": null}))).unwrap();
+        assert_eq!(c.max_retries, super::super::DEFAULT_MAX_RETRIES);
+    }
+
+    #[test]
+    fn an_unknown_option_is_refused_by_name() {
+        let e = config(with(json!({"api_key": "sk_x"}))).unwrap_err();
+        assert_eq!(e.code, "invalid_config");
+        assert!(e.to_string().contains("api_key"), "{e}");
+        assert!(!e.to_string().contains("sk_x"), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_type_names_the_field_and_says_what_it_must_be() {
+        for (field, value, expect) in [
+            ("apiKey", json!(42), "must be a string"),
+            ("maxRetries", json!("3"), "whole number"),
+            ("maxRetries", json!(1.5), "whole number"),
+            ("maxRetries", json!(-1), "whole number"),
+            ("maxRetries", json!(101), "whole number"),
+            ("timeoutMs", json!(0), "greater than 0"),
+            ("dangerouslyAllowBrowser", json!("yes"), "boolean"),
+            ("defaultHeaders", json!("x"), "object of strings"),
+            ("logLevel", json!("loud"), "off, error"),
+        ] {
+            let e = config(with(json!({ field: value }))).unwrap_err();
+            let (code, text) = field_of(&e);
+            assert_eq!(code, "invalid_config", "{field}");
+            assert!(
+                text.contains(field) && text.contains(expect),
+                "{field}: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_header_value_that_is_not_a_string_is_named_by_its_path() {
+        let e = config(with(json!({"defaultHeaders": {"x-team": 7}}))).unwrap_err();
+        assert!(e.to_string().contains("defaultHeaders.x-team"), "{e}");
+    }
+
+    #[test]
+    fn key_and_base_url_fall_back_to_the_environment() {
+        let env = |name: &str| match name {
+            "DOCAUTO_API_KEY" => Some("sk_env".to_owned()),
+            "DOCAUTO_BASE_URL" => Some("http://127.0.0.1:4010/".to_owned()),
+            "DOCAUTO_LOG" => Some("debug".to_owned()),
+            _ => None,
+        };
+        let c = ClientOptions::default()
+            .validate(&ClientHost {
+                env: &env,
+                facts: SERVER,
+            })
+            .unwrap();
+        assert_eq!(c.base_url(), "http://127.0.0.1:4010");
+        assert_eq!(c.log_level, LogLevel::Debug);
+        let missing = ClientOptions::default()
+            .validate(&ClientHost {
+                env: &no_env,
+                facts: SERVER,
+            })
+            .unwrap_err();
+        assert!(missing.to_string().contains("apiKey"), "{missing}");
+    }
+
+    #[test]
+    fn a_browser_needs_the_explicit_opt_in() {
+        let page = |v: Value| {
+            ClientOptions::from_json(v)?.validate(&ClientHost {
+                env: &no_env,
+                facts: PAGE,
+            })
+        };
+        assert_eq!(page(base()).unwrap_err().code, "browser_not_allowed");
+        assert!(page(with(json!({"dangerouslyAllowBrowser": true}))).is_ok());
+    }
+
+    #[test]
+    fn debug_never_prints_the_key_or_header_values() {
+        let o =
+            ClientOptions::from_json(with(json!({"defaultHeaders": {"x-token": "tok_secret"}})))
+                .unwrap();
+        let text = format!("{o:?}");
+        assert!(
+            !text.contains("sk_test") && !text.contains("tok_secret"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_non_object_is_refused() {
+        let e = ClientOptions::from_json(json!("sk_live")).unwrap_err();
+        assert!(
+            e.to_string().contains("options") && !e.to_string().contains("sk_live"),
+            "{e}"
+        );
+    }
+}
