@@ -1,5 +1,6 @@
 // `docauto/testing`: what `TestSigner` makes is checked with jose (an independent JOSE implementation), not only with
-// our own verifier. Runs in Node and Deno (tests/js/run-testing.mjs); needs only WebCrypto and the Fetch API `Request`.
+// our own verifier. Runs in Node and Deno (tests/js/run-testing.mjs) and workerd (tests/js/run-testing-workerd.mjs); needs
+// only WebCrypto and the Fetch API `Request`.
 // `runTestingSuite({ testing, webhooks, jose }, log)` prints one line per case and returns { passed, failed }.
 import { Checks, assert, jsonEqual, rejectsWith } from "./suite.mjs";
 

@@ -248,6 +248,11 @@ fn js_suites(t: &mut Tally) {
             },
             120,
         ),
+        (
+            "workerd (docauto/testing: TestSigner vs jose and the verifier)",
+            node("tests/js/run-testing-workerd.mjs"),
+            180,
+        ),
         ("no any in .d.ts", node("tests/types/no-any.mjs"), 120),
         ("package entries (node)", node("tests/js/entries.mjs"), 120),
         ("README examples", node("tests/js/readme-examples.mjs"), 300),
