@@ -1,6 +1,6 @@
 //! `TestSigner` for JS (the `docauto/testing` entry): signs test events as the service does, so users can unit-test
-//! their webhook handlers. Every method reads its inputs (host randomness, the clock, the event as JSON text), makes
-//! one call to the core signer (`crate::webhook::signing`) and encodes the result.
+//! their webhook handlers. Every method reads its inputs (host randomness, the clock, the event's fields and its `data` as
+//! JSON text), makes one call to the core signer (`crate::webhook::signing`) and encodes the result.
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
