@@ -6,6 +6,8 @@ mod interop;
 mod platform;
 #[cfg(feature = "realtime")]
 mod realtime;
+#[cfg(feature = "testing")]
+mod testing;
 #[cfg(feature = "webhooks")]
 mod webhook;
 
@@ -16,12 +18,15 @@ pub use client::{
 };
 #[cfg(feature = "realtime")]
 pub use realtime::RealtimeTranscriber;
+#[cfg(feature = "testing")]
+pub use testing::TestSigner;
 #[cfg(feature = "webhooks")]
 pub use webhook::WebhookVerifier;
 
 use wasm_bindgen::prelude::*;
 
-#[cfg(feature = "webhooks")]
+// The webhook types (key sets, events, WebhookVerificationError) are shared by the verifier and the test signer.
+#[cfg(any(feature = "webhooks", feature = "testing"))]
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = include_str!("types.d.ts");
 
@@ -32,3 +37,7 @@ const CLIENT_TYPES: &'static str = include_str!("client_types.d.ts");
 #[cfg(feature = "realtime")]
 #[wasm_bindgen(typescript_custom_section)]
 const REALTIME_TYPES: &'static str = include_str!("realtime_types.d.ts");
+
+#[cfg(feature = "testing")]
+#[wasm_bindgen(typescript_custom_section)]
+const TESTING_TYPES: &'static str = include_str!("testing_types.d.ts");

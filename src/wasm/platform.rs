@@ -333,6 +333,23 @@ pub fn random_bytes() -> [u8; 16] {
     out
 }
 
+/// `N` bytes from `crypto.getRandomValues`; `None` where the runtime has no WebCrypto (no weaker fallback: these
+/// bytes become key material).
+#[cfg(feature = "testing")]
+pub fn secure_random_bytes<const N: usize>() -> Option<[u8; N]> {
+    let crypto = Reflect::get(&js_sys::global(), &"crypto".into())
+        .ok()
+        .filter(|v| v.is_object())?;
+    let buffer = js_sys::Uint8Array::new_with_length(N as u32);
+    crypto
+        .unchecked_into::<CryptoLike>()
+        .get_random_values(&buffer)
+        .ok()?;
+    let mut out = [0u8; N];
+    buffer.copy_to(&mut out);
+    Some(out)
+}
+
 /// A property of the global object (`undefined` when absent).
 pub fn global(name: &str) -> JsValue {
     Reflect::get(&js_sys::global(), &name.into()).unwrap_or(JsValue::UNDEFINED)

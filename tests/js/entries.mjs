@@ -16,6 +16,12 @@ const ENTRIES = [
   },
   { name: "docauto/webhooks", dir: "webhooks/", has: ["WebhookVerifier", "WebhookVerificationError"], lacks: ["DocAuto", "RealtimeTranscriber"] },
   { name: "docauto/realtime", dir: "realtime/", has: ["RealtimeTranscriber", "RealtimeError"], lacks: ["DocAuto", "WebhookVerifier"] },
+  {
+    name: "docauto/testing",
+    dir: "testing/",
+    has: ["TestSigner", "WebhookVerificationError"],
+    lacks: ["DocAuto", "WebhookVerifier", "RealtimeTranscriber"],
+  },
 ];
 
 for (const entry of ENTRIES) {
@@ -51,6 +57,18 @@ await t.run("docauto/realtime: a transcriber is constructed with a ticket URL an
     caught = e;
   }
   assert(caught instanceof RealtimeError && typeof caught.code === "string", `expected a RealtimeError, got ${caught}`);
+});
+
+await t.run("docauto/testing: a signer's token passes the docauto/webhooks verifier; no other entry has TestSigner", async () => {
+  const { TestSigner } = await import("docauto/testing");
+  const { WebhookVerifier } = await import("docauto/webhooks");
+  const signer = await TestSigner.generate();
+  const { body, signature } = await signer.sign({ type: "agent_run.waiting", processingId: "agr_1", data: {} });
+  const event = await new WebhookVerifier({ jwks: signer.jwks }).verify(body, signature);
+  assert(event.processingId === "agr_1", `event ${JSON.stringify(event)}`);
+  for (const name of ["docauto", "docauto/webhooks", "docauto/realtime"]) {
+    assert(!("TestSigner" in (await import(name))), `${name} exports TestSigner`);
+  }
 });
 
 report("package entries (node)", t);

@@ -167,6 +167,18 @@ async function main() {
   } finally {
     await keys.close();
   }
+  await t.run("README testing-handler: the docauto/testing example passes under node --test", async () => {
+    assert(examples["testing-handler"], "README has no testing-handler example");
+    const file = `${outDir}testing-handler.test.mjs`;
+    writeFileSync(file, examples["testing-handler"]);
+    const child = spawn("node", ["--test", "--test-reporter=tap", file], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const code = await new Promise((r) => child.on("close", r));
+    const count = (key) => Number((out.match(new RegExp(`^# ${key} (\\d+)`, "m")) ?? [])[1] ?? -1);
+    assert(code === 0 && count("pass") === 2 && count("fail") === 0, `exit ${code}: ${out.slice(-800)}`);
+  });
   report("readme examples", t);
 }
 

@@ -54,8 +54,9 @@ struct Variant {
 }
 
 /// One module per use: the whole SDK (`docauto`), the webhook verifier alone (`docauto/webhooks`, for edge functions
-/// that only verify webhooks) and live transcription alone (`docauto/realtime`, for a page: no API client, no
-/// verifier).
+/// that only verify webhooks), live transcription alone (`docauto/realtime`, for a page: no API client, no
+/// verifier) and the test signer alone (`docauto/testing`, for users' unit tests of their webhook handlers; they take
+/// the verifier from the entry their handler uses).
 const VARIANTS: &[Variant] = &[
     Variant {
         dir: "",
@@ -71,6 +72,11 @@ const VARIANTS: &[Variant] = &[
         dir: "realtime",
         cargo_args: &["--no-default-features", "--features", "realtime"],
         target_dir: "target/realtime",
+    },
+    Variant {
+        dir: "testing",
+        cargo_args: &["--no-default-features", "--features", "testing"],
+        target_dir: "target/testing",
     },
 ];
 
@@ -332,7 +338,7 @@ fn package_json() -> Result<String, String> {
   "module": "./index.js",
   "types": "./index.d.ts",
   "exports": {{
-{root}{webhooks}{realtime}    "./package.json": "./package.json"
+{root}{webhooks}{realtime}{testing}    "./package.json": "./package.json"
   }},
   "files": [
     "index.js",
@@ -346,6 +352,7 @@ fn package_json() -> Result<String, String> {
     "wasm/",
     "webhooks/",
     "realtime/",
+    "testing/",
     "README.md"
   ],
   "sideEffects": true,
@@ -360,6 +367,7 @@ fn package_json() -> Result<String, String> {
         root = entry_exports(""),
         webhooks = entry_exports("webhooks"),
         realtime = entry_exports("realtime"),
+        testing = entry_exports("testing"),
     ))
 }
 

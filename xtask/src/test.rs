@@ -232,6 +232,27 @@ fn js_suites(t: &mut Tally) {
             node("tests/js/run-node-webhooks.mjs"),
             180,
         ),
+        (
+            "node (docauto/testing: TestSigner vs jose and the verifier)",
+            node("tests/js/run-testing.mjs"),
+            120,
+        ),
+        (
+            "deno (docauto/testing: TestSigner vs jose and the verifier)",
+            {
+                let mut c = Command::new(bin("deno"));
+                c.args(["run", "--allow-read", "--allow-net", "--allow-env"])
+                    .arg("tests/js/run-testing.mjs")
+                    .env("DENO_NO_UPDATE_CHECK", "1");
+                c
+            },
+            120,
+        ),
+        (
+            "workerd (docauto/testing: TestSigner vs jose and the verifier)",
+            node("tests/js/run-testing-workerd.mjs"),
+            180,
+        ),
         ("no any in .d.ts", node("tests/types/no-any.mjs"), 120),
         ("package entries (node)", node("tests/js/entries.mjs"), 120),
         ("README examples", node("tests/js/readme-examples.mjs"), 300),
@@ -355,7 +376,7 @@ fn package_hygiene(t: &mut Tally) {
     t.lint("publint", ok.is_ok(), "package problems or warnings");
     for mode in ["cjs", "esm", "bundler"] {
         step(&format!(
-            "tsc -p tests/types/modes/{mode} (a {mode} project imports both entries)"
+            "tsc -p tests/types/modes/{mode} (a {mode} project imports every entry)"
         ));
         let ok = util::run(
             Command::new(bin("tsc"))

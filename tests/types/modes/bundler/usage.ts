@@ -1,8 +1,9 @@
-// Compiled (not run) by `cargo xtask test` under one module mode (see tsconfig.json beside this file): both entries
-// resolve, with their types, from this kind of project.
+// Compiled (not run) by `cargo xtask test` under one module mode (see tsconfig.json beside this file): every entry
+// resolves, with its types, from this kind of project.
 import { DocAuto, WebhookVerifier, APIError } from "docauto";
 import { WebhookVerifier as EdgeVerifier, WebhookVerificationError } from "docauto/webhooks";
 import { RealtimeTranscriber, RealtimeError } from "docauto/realtime";
+import { TestSigner } from "docauto/testing";
 
 export function make(): [DocAuto, WebhookVerifier, EdgeVerifier] {
   const client = new DocAuto({ apiKey: "sk_test", baseUrl: "https://api.example" });
@@ -15,4 +16,10 @@ export function isSdkError(e: unknown): boolean {
 
 export function transcriber(url: string): RealtimeTranscriber {
   return new RealtimeTranscriber({ url });
+}
+
+export async function signed(): Promise<string> {
+  const signer = await TestSigner.generate();
+  const { signature } = await signer.sign({ type: "agent_run.waiting", processingId: "agr_1", data: {} });
+  return signature;
 }
