@@ -13,9 +13,10 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike, Subtle};
 use crate::webhook::body_limit;
-use crate::webhook::dedupe::MemoryDedupe;
+use crate::webhook::dedupe::{self, MemoryDedupe};
 use crate::webhook::jwk::{KeySet, PublicKey};
-use crate::webhook::key_cache::{self, KeyCache, KeysAge, Lookup};
+use crate::webhook::key_cache::{self, KeyCache, KeysAge};
+use crate::webhook::key_fetch::{FetchGate, FlightId, KeySearch, KeyStep};
 use crate::webhook::{
     claims, jws, ErrorCode, EventIds, TimeWindow, JWKS_PATH, JWKS_UNAVAILABLE, SIGNATURE_HEADER,
     UNKNOWN_KEY,
@@ -42,16 +43,43 @@ enum Clock {
     Function(Function),
 }
 
+/// Where claimed and processed event ids are kept.
 enum Dedupe {
     Off,
+    /// The core's in-memory store (`dedupe: true`).
     Memory(RefCell<MemoryDedupe>),
-    Store(JsValue),
+    /// A store with an atomic claim: `claim(id, ttlSeconds)`, `release(id)`, `add(id, ttlSeconds)`.
+    Claims(JsValue),
+    /// A check-then-add store (`has(id)`, `add(id)`): racy (two concurrent deliveries both pass `has`), kept so
+    /// existing stores keep working.
+    CheckThenAdd(JsValue),
+}
+
+/// A method of a dedupe store (checked present when the verifier was created).
+fn store_method(store: &JsValue, name: &'static str) -> Result<Function, JsValue> {
+    interop::function_option(&interop::option(store, name))
+        .ok_or_else(|| invalid_options("the dedupe store lost one of its methods"))
+}
+
+fn has_methods(store: &JsValue, names: &[&str]) -> bool {
+    names
+        .iter()
+        .all(|m| interop::function_option(&interop::option(store, m)).is_some())
+}
+
+/// The `eventId` of an event, or the id itself.
+fn event_id_of(event_or_id: &JsValue, detail: &'static str) -> Result<String, JsValue> {
+    event_or_id
+        .as_string()
+        .or_else(|| interop::option(event_or_id, "eventId").as_string())
+        .ok_or_else(|| interop::webhook_failure(ErrorCode::InvalidInput, detail))
 }
 
 struct Inner {
     cache: RefCell<KeyCache>,
     crypto_keys: RefCell<HashMap<String, JsValue>>,
-    inflight: RefCell<Option<Promise>>,
+    gate: RefCell<FetchGate>,
+    waiters: RefCell<Vec<Function>>,
     jwks_url: Option<String>,
     fetch: Option<Function>,
     timeout_ms: f64,
@@ -227,14 +255,18 @@ impl WebhookVerifier {
             Dedupe::Off
         } else if dedupe.as_bool() == Some(true) {
             Dedupe::Memory(RefCell::new(MemoryDedupe::default()))
-        } else if ["has", "add"]
-            .iter()
-            .all(|m| interop::function_option(&interop::option(&dedupe, m)).is_some())
-        {
-            Dedupe::Store(dedupe)
+        } else if has_methods(&dedupe, &["claim"]) {
+            if !has_methods(&dedupe, &["release", "add"]) {
+                return Err(invalid_options(
+                    "a dedupe store with claim() also needs release(id) and add(id)",
+                ));
+            }
+            Dedupe::Claims(dedupe)
+        } else if has_methods(&dedupe, &["has", "add"]) {
+            Dedupe::CheckThenAdd(dedupe)
         } else {
             return Err(invalid_options(
-                "dedupe must be true or a store with has(id) and add(id)",
+                "dedupe must be true or a store with claim(id, ttlSeconds), release(id) and add(id)",
             ));
         };
 
@@ -246,7 +278,8 @@ impl WebhookVerifier {
             inner: Rc::new(Inner {
                 cache: RefCell::new(cache),
                 crypto_keys: RefCell::new(HashMap::new()),
-                inflight: RefCell::new(None),
+                gate: RefCell::new(FetchGate::default()),
+                waiters: RefCell::new(Vec::new()),
                 jwks_url,
                 fetch,
                 timeout_ms: timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
@@ -396,7 +429,8 @@ impl WebhookVerifier {
         })
     }
 
-    /// Marks an event (or an `eventId`) processed, so a later delivery of it has `duplicate: true`.
+    /// Marks an event (or an `eventId`) processed: the claim its `verify` took becomes a mark that later deliveries
+    /// see as `duplicate: true` for a week (an unconfirmed claim lapses after five minutes).
     #[wasm_bindgen(js_name = markProcessed, unchecked_return_type = "Promise<void>")]
     pub fn mark_processed(
         &self,
@@ -405,25 +439,42 @@ impl WebhookVerifier {
     ) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
-            let id = event_or_id
-                .as_string()
-                .or_else(|| interop::option(&event_or_id, "eventId").as_string())
-                .ok_or_else(|| {
-                    interop::webhook_failure(
-                        ErrorCode::InvalidInput,
-                        "markProcessed takes an event or its eventId",
-                    )
-                })?;
+            let id = event_id_of(&event_or_id, "markProcessed takes an event or its eventId")?;
             match &inner.dedupe {
                 Dedupe::Off => {
                     return Err(invalid_options("markProcessed needs the dedupe option"))
                 }
-                Dedupe::Memory(store) => store.borrow_mut().add(&id, inner.window()?.now),
-                Dedupe::Store(store) => {
-                    let add = interop::function_option(&interop::option(store, "add"))
-                        .ok_or_else(|| invalid_options("dedupe store has no add()"))?;
-                    interop::settle(add.call1(store, &id.into())?).await?;
+                Dedupe::Memory(store) => store.borrow_mut().confirm(&id, inner.window()?.now),
+                Dedupe::Claims(store) | Dedupe::CheckThenAdd(store) => {
+                    let add = store_method(store, "add")?;
+                    let ttl = JsValue::from_f64(dedupe::DEFAULT_TTL);
+                    interop::settle(add.call2(store, &id.into(), &ttl)?).await?;
                 }
+            }
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Gives up the claim `verify` took on an event (or an `eventId`), for example when its handler failed: the
+    /// service's next delivery of it is processed (`duplicate: false`). A processed mark stays. A no-op with a
+    /// check-then-add store (`has`/`add`), which takes no claims.
+    #[wasm_bindgen(js_name = releaseClaim, unchecked_return_type = "Promise<void>")]
+    pub fn release_claim(
+        &self,
+        #[wasm_bindgen(js_name = eventOrId, unchecked_param_type = "WebhookEvent | string")]
+        event_or_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let id = event_id_of(&event_or_id, "releaseClaim takes an event or its eventId")?;
+            match &inner.dedupe {
+                Dedupe::Off => return Err(invalid_options("releaseClaim needs the dedupe option")),
+                Dedupe::Memory(store) => store.borrow_mut().release(&id),
+                Dedupe::Claims(store) => {
+                    let release = store_method(store, "release")?;
+                    interop::settle(release.call1(store, &id.into())?).await?;
+                }
+                Dedupe::CheckThenAdd(_) => {}
             }
             Ok(JsValue::UNDEFINED)
         })
@@ -658,31 +709,32 @@ impl Inner {
         key.verify(token).map_err(interop::webhook_error)
     }
 
-    /// Finds the key for `kid`, fetching the key set when the cache policy says so.
+    /// Finds the key for `kid`: drives the core's [`KeySearch`] (join the fetch in flight, or fetch in this call).
     async fn key_for(self: &Rc<Self>, kid: &str) -> Result<Check, JsValue> {
-        // A fetch already under way is joined first: its outcome is what this lookup needs (the cooldown would
-        // otherwise answer "unavailable" to a call that arrives while the first fetch is still running).
-        let mut after_fetch = false;
-        if self.inflight.borrow().is_some() {
-            let _ = self.refresh().await;
-            after_fetch = true;
-        }
+        let mut search = KeySearch::new();
         let key = loop {
             let now = self.window()?.now;
-            let found = match self.cache.borrow().lookup(kid, now, after_fetch) {
-                Lookup::Found(key) => Ok(key.clone()),
-                Lookup::Fetch => Err(None),
-                Lookup::Unknown => Err(Some(interop::webhook_error(UNKNOWN_KEY))),
-                Lookup::Unavailable => Err(Some(interop::webhook_error(JWKS_UNAVAILABLE))),
+            let step = match search.next(
+                &self.cache.borrow(),
+                &mut self.gate.borrow_mut(),
+                kid,
+                now,
+                js_sys::Date::now(),
+                self.timeout_ms,
+            ) {
+                KeyStep::Use(key) => Ok(key.clone()),
+                KeyStep::Fail(e) => return Err(interop::webhook_error(e)),
+                KeyStep::Fetch(flight) => Err(Ok(flight)),
+                KeyStep::Wait { until_ms } => Err(Err(until_ms)),
             };
-            match found {
+            match step {
                 Ok(key) => break key,
-                Err(Some(e)) => return Err(e),
-                Err(None) => {
-                    // A failed fetch still leaves stale keys usable: the next lookup decides.
-                    let _ = self.refresh().await;
-                    after_fetch = true;
+                // A failed fetch still leaves stale keys usable: the next step decides.
+                Err(Ok(flight)) => {
+                    let _ = self.fetch_flight(flight).await;
+                    search.on_fetched();
                 }
+                Err(Err(until_ms)) => search.on_waited(self.wait_for_flight(until_ms).await),
             }
         };
         let Some(subtle) = &self.subtle else {
@@ -708,23 +760,59 @@ impl Inner {
         })
     }
 
-    /// One fetch of the key set at a time: a caller arriving during a fetch waits for that fetch.
+    /// A forced refresh: fetches the key set now, or joins the fetch in flight.
     async fn refresh(self: &Rc<Self>) -> Result<(), JsValue> {
-        let running = self.inflight.borrow().clone();
-        let promise = match running {
-            Some(promise) => promise,
-            None => {
-                let this = self.clone();
-                let promise = future_to_promise(async move {
-                    let result = this.fetch_keys().await;
-                    this.inflight.borrow_mut().take();
-                    result.map(|()| JsValue::UNDEFINED)
-                });
-                *self.inflight.borrow_mut() = Some(promise.clone());
-                promise
+        let mut search = KeySearch::refresh();
+        while !search.fetched() {
+            let now = self.window()?.now;
+            let step = match search.next(
+                &self.cache.borrow(),
+                &mut self.gate.borrow_mut(),
+                "",
+                now,
+                js_sys::Date::now(),
+                self.timeout_ms,
+            ) {
+                KeyStep::Fetch(flight) => Ok(flight),
+                KeyStep::Wait { until_ms } => Err(until_ms),
+                KeyStep::Use(_) | KeyStep::Fail(_) => return Ok(()),
+            };
+            match step {
+                Ok(flight) => {
+                    let result = self.fetch_flight(flight).await;
+                    search.on_fetched();
+                    result?;
+                }
+                Err(until_ms) => search.on_waited(self.wait_for_flight(until_ms).await),
             }
-        };
-        JsFuture::from(promise).await.map(|_| ())
+        }
+        Ok(())
+    }
+
+    /// Runs the fetch this call owns, then reports it: the flight ends and every waiter wakes (each waiter looks at
+    /// the cache again in its own request).
+    async fn fetch_flight(&self, flight: FlightId) -> Result<(), JsValue> {
+        let result = self.fetch_keys().await;
+        self.gate.borrow_mut().finish(flight);
+        let waiters: Vec<Function> = self.waiters.borrow_mut().drain(..).collect();
+        for wake in waiters {
+            let _ = wake.call1(&JsValue::UNDEFINED, &JsValue::TRUE);
+        }
+        result
+    }
+
+    /// Waits for the fetch in flight to report, at most until `until_ms`. Only promises of this call are awaited:
+    /// its own wake-up promise (resolved by the fetcher) and its own timer, never the fetcher's I/O, which an edge
+    /// runtime forbids to share between requests (and cancels when the fetcher's request ends). `true` when woken.
+    async fn wait_for_flight(&self, until_ms: f64) -> bool {
+        let mut wake = None;
+        let woken = Promise::new(&mut |resolve, _reject| wake = Some(resolve));
+        if let Some(wake) = wake {
+            self.waiters.borrow_mut().push(wake);
+        }
+        let timer = platform::Sleep::start((until_ms - js_sys::Date::now()).max(0.0));
+        let race = Promise::race(&js_sys::Array::of2(&woken, timer.promise()));
+        JsFuture::from(race).await.ok().and_then(|v| v.as_bool()) == Some(true)
     }
 
     async fn fetch_keys(&self) -> Result<(), JsValue> {
@@ -770,11 +858,19 @@ impl Inner {
         Ok(())
     }
 
+    /// Whether this delivery is a duplicate (`None` without dedupe). With a claiming store (the in-memory one or a
+    /// `claim()` store) it claims the id: the first caller is not a duplicate, every later one is until the claim is
+    /// released or lapses.
     async fn is_duplicate(&self, event_id: &str, now: f64) -> Result<Option<bool>, JsValue> {
         match &self.dedupe {
-            Dedupe::Store(store) => {
-                let has = interop::function_option(&interop::option(store, "has"))
-                    .ok_or_else(|| invalid_options("dedupe store has no has()"))?;
+            Dedupe::Claims(store) => {
+                let claim = store_method(store, "claim")?;
+                let ttl = JsValue::from_f64(dedupe::DEFAULT_CLAIM_TTL);
+                let won = interop::settle(claim.call2(store, &event_id.into(), &ttl)?).await?;
+                Ok(Some(!won.is_truthy()))
+            }
+            Dedupe::CheckThenAdd(store) => {
+                let has = store_method(store, "has")?;
                 let seen = interop::settle(has.call1(store, &event_id.into())?).await?;
                 Ok(Some(seen.is_truthy()))
             }
@@ -785,14 +881,33 @@ impl Inner {
     fn is_duplicate_sync(&self, event_id: &str, now: f64) -> Result<Option<bool>, JsValue> {
         match &self.dedupe {
             Dedupe::Off => Ok(None),
-            Dedupe::Memory(store) => Ok(Some(store.borrow().has(event_id, now))),
-            Dedupe::Store(store) => {
-                let has = interop::function_option(&interop::option(store, "has"))
-                    .ok_or_else(|| invalid_options("dedupe store has no has()"))?;
+            Dedupe::Memory(store) => Ok(Some(!store.borrow_mut().claim(event_id, now))),
+            Dedupe::Claims(store) => {
+                let claim = store_method(store, "claim")?;
+                let ttl = JsValue::from_f64(dedupe::DEFAULT_CLAIM_TTL);
+                let won = claim.call2(store, &event_id.into(), &ttl)?;
+                if is_thenable(&won) {
+                    // Too late to wait: give a claim this call may have won back, so the event is not blocked.
+                    let (store, id) = (store.clone(), event_id.to_owned());
+                    wasm_bindgen_futures::spawn_local(async move {
+                        if interop::settle(won).await.is_ok_and(|w| w.is_truthy()) {
+                            if let Ok(release) = store_method(&store, "release") {
+                                if let Ok(p) = release.call1(&store, &id.into()) {
+                                    let _ = interop::settle(p).await;
+                                }
+                            }
+                        }
+                    });
+                    return Err(invalid_options(
+                        "verifySync needs a dedupe store whose claim() is synchronous",
+                    ));
+                }
+                Ok(Some(!won.is_truthy()))
+            }
+            Dedupe::CheckThenAdd(store) => {
+                let has = store_method(store, "has")?;
                 let seen = has.call1(store, &event_id.into())?;
-                if seen.has_type::<Promise>()
-                    || interop::function_option(&interop::option(&seen, "then")).is_some()
-                {
+                if is_thenable(&seen) {
                     return Err(invalid_options(
                         "verifySync needs a dedupe store whose has() is synchronous",
                     ));
@@ -801,4 +916,9 @@ impl Inner {
             }
         }
     }
+}
+
+fn is_thenable(value: &JsValue) -> bool {
+    value.has_type::<Promise>()
+        || interop::function_option(&interop::option(value, "then")).is_some()
 }
