@@ -79,7 +79,8 @@ struct Inner {
     cache: RefCell<KeyCache>,
     crypto_keys: RefCell<HashMap<String, JsValue>>,
     gate: RefCell<FetchGate>,
-    waiters: RefCell<Vec<Function>>,
+    /// The fetch in flight and the promise it resolves when it reports.
+    flight: RefCell<Option<(FlightId, Promise)>>,
     jwks_url: Option<String>,
     fetch: Option<Function>,
     timeout_ms: f64,
@@ -279,7 +280,7 @@ impl WebhookVerifier {
                 cache: RefCell::new(cache),
                 crypto_keys: RefCell::new(HashMap::new()),
                 gate: RefCell::new(FetchGate::default()),
-                waiters: RefCell::new(Vec::new()),
+                flight: RefCell::new(None),
                 jwks_url,
                 fetch,
                 timeout_ms: timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
@@ -789,30 +790,38 @@ impl Inner {
         Ok(())
     }
 
-    /// Runs the fetch this call owns, then reports it: the flight ends and every waiter wakes (each waiter looks at
-    /// the cache again in its own request).
+    /// Runs the fetch this call owns, then reports it: the flight ends and its promise resolves, which wakes every
+    /// waiter (each looks at the cache again, in its own request).
     async fn fetch_flight(&self, flight: FlightId) -> Result<(), JsValue> {
+        // The flight's promise is created and resolved by this call only: waiters race it against their own timer.
+        // (A waiter's own promise resolved from here would not do: workerd, before its cross-request promise
+        // handling, drops such a resolution and fails the waiting request with "Promise will never complete".)
+        let mut report = None;
+        let reported = Promise::new(&mut |resolve, _reject| report = Some(resolve));
+        *self.flight.borrow_mut() = Some((flight, reported));
         let result = self.fetch_keys().await;
         self.gate.borrow_mut().finish(flight);
-        let waiters: Vec<Function> = self.waiters.borrow_mut().drain(..).collect();
-        for wake in waiters {
-            let _ = wake.call1(&JsValue::UNDEFINED, &JsValue::TRUE);
+        let mut current = self.flight.borrow_mut();
+        if current.as_ref().is_some_and(|(id, _)| *id == flight) {
+            *current = None;
+        }
+        drop(current);
+        if let Some(report) = report {
+            let _ = report.call1(&JsValue::UNDEFINED, &JsValue::TRUE);
         }
         result
     }
 
-    /// Waits for the fetch in flight to report, at most until `until_ms`. Only promises of this call are awaited:
-    /// its own wake-up promise (resolved by the fetcher) and its own timer, never the fetcher's I/O, which an edge
-    /// runtime forbids to share between requests (and cancels when the fetcher's request ends). `true` when woken.
+    /// Waits for the fetch in flight to report, at most until `until_ms`, on this call's own timer: a fetch whose
+    /// request ended (workerd cancels its I/O) never reports, and then the wait ends with `false`.
     async fn wait_for_flight(&self, until_ms: f64) -> bool {
-        let mut wake = None;
-        let woken = Promise::new(&mut |resolve, _reject| wake = Some(resolve));
-        if let Some(wake) = wake {
-            self.waiters.borrow_mut().push(wake);
-        }
         let timer = platform::Sleep::start((until_ms - js_sys::Date::now()).max(0.0));
-        let race = Promise::race(&js_sys::Array::of2(&woken, timer.promise()));
-        JsFuture::from(race).await.ok().and_then(|v| v.as_bool()) == Some(true)
+        let reported = self.flight.borrow().as_ref().map(|(_, p)| p.clone());
+        let wait = match reported {
+            Some(reported) => Promise::race(&js_sys::Array::of2(&reported, timer.promise())),
+            None => timer.promise().clone(),
+        };
+        JsFuture::from(wait).await.ok().and_then(|v| v.as_bool()) == Some(true)
     }
 
     async fn fetch_keys(&self) -> Result<(), JsValue> {

@@ -8,9 +8,9 @@
 //!     match search.next(&cache, &mut gate, kid, now, now_ms, timeout_ms) {
 //!         KeyStep::Use(key) => break verify with key,
 //!         KeyStep::Fail(e) => return e,
-//!         KeyStep::Fetch(flight) => { fetch (bounded by timeout_ms); cache.on_response(..); wake every waiter;
-//!                                     gate.finish(flight); search.on_fetched() }
-//!         KeyStep::Wait { until_ms } => { wait for a wake-up or until until_ms; search.on_waited(woken) }
+//!         KeyStep::Fetch(flight) => { fetch (bounded by timeout_ms); cache.on_response(..); gate.finish(flight);
+//!                                     report to the waiters; search.on_fetched() }
+//!         KeyStep::Wait { until_ms } => { wait for the report, or until until_ms; search.on_waited(reported) }
 //!     }
 //! }
 //! ```
@@ -26,8 +26,8 @@
 //! - after a fetch (its own or one it joined) a lookup does not ask to fetch again: the cache answers found,
 //!   `unknown_key` or `jwks_unavailable` ([`KeyCache::lookup`] with `after_fetch`).
 //!
-//! Only plain data is shared between requests (this state and the cache); each request waits on its own timer and
-//! its own wake-up promise, and does its I/O in its own context.
+//! Only plain data is shared between requests (this state and the cache), plus the fetcher's "reported" signal;
+//! each request waits on its own timer and does its I/O in its own context.
 
 use super::error::{WebhookError, JWKS_UNAVAILABLE, UNKNOWN_KEY};
 use super::jwk::PublicKey;
