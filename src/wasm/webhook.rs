@@ -735,7 +735,9 @@ impl Inner {
                     let _ = self.fetch_flight(flight).await;
                     search.on_fetched();
                 }
-                Err(Err(until_ms)) => search.on_waited(self.wait_for_flight(until_ms).await),
+                Err(Err(until_ms)) => {
+                    search.on_waited(self.wait_for_flight(until_ms).await.is_some());
+                }
             }
         };
         let Some(subtle) = &self.subtle else {
@@ -784,14 +786,21 @@ impl Inner {
                     search.on_fetched();
                     result?;
                 }
-                Err(until_ms) => search.on_waited(self.wait_for_flight(until_ms).await),
+                Err(until_ms) => {
+                    let report = self.wait_for_flight(until_ms).await;
+                    search.on_waited(report.is_some());
+                    // A joined fetch that failed fails this refresh too, as the caller's own fetch would.
+                    if report == Some(false) {
+                        return Err(interop::webhook_error(JWKS_UNAVAILABLE));
+                    }
+                }
             }
         }
         Ok(())
     }
 
-    /// Runs the fetch this call owns, then reports it: the flight ends and its promise resolves, which wakes every
-    /// waiter (each looks at the cache again, in its own request).
+    /// Runs the fetch this call owns, then reports it: the flight ends and its promise resolves (to whether the fetch
+    /// succeeded), which wakes every waiter (each looks at the cache again, in its own request).
     async fn fetch_flight(&self, flight: FlightId) -> Result<(), JsValue> {
         // The flight's promise is created and resolved by this call only: waiters race it against their own timer.
         // (A waiter's own promise resolved from here would not do: workerd, before its cross-request promise
@@ -807,21 +816,22 @@ impl Inner {
         }
         drop(current);
         if let Some(report) = report {
-            let _ = report.call1(&JsValue::UNDEFINED, &JsValue::TRUE);
+            let _ = report.call1(&JsValue::UNDEFINED, &JsValue::from_bool(result.is_ok()));
         }
         result
     }
 
-    /// Waits for the fetch in flight to report, at most until `until_ms`, on this call's own timer: a fetch whose
-    /// request ended (workerd cancels its I/O) never reports, and then the wait ends with `false`.
-    async fn wait_for_flight(&self, until_ms: f64) -> bool {
+    /// Waits for the fetch in flight to report, at most until `until_ms`, on this call's own timer: `Some(ok)` with
+    /// the fetch's outcome, `None` when the wait ran out (a fetch whose request ended never reports: workerd cancels
+    /// its I/O).
+    async fn wait_for_flight(&self, until_ms: f64) -> Option<bool> {
         let timer = platform::Sleep::start((until_ms - js_sys::Date::now()).max(0.0));
         let reported = self.flight.borrow().as_ref().map(|(_, p)| p.clone());
         let wait = match reported {
             Some(reported) => Promise::race(&js_sys::Array::of2(&reported, timer.promise())),
             None => timer.promise().clone(),
         };
-        JsFuture::from(wait).await.ok().and_then(|v| v.as_bool()) == Some(true)
+        JsFuture::from(wait).await.ok().and_then(|v| v.as_bool())
     }
 
     async fn fetch_keys(&self) -> Result<(), JsValue> {

@@ -33,7 +33,7 @@ export default {
     }
     try {
       const event = await verifier.verifyRequest(request);
-      return Response.json({ ok: true, eventId: event.eventId });
+      return Response.json({ ok: true, eventId: event.eventId, duplicate: event.duplicate });
     } catch (err) {
       return Response.json({ ok: false, code: err.code ?? String(err) });
     }
@@ -130,7 +130,7 @@ const srv = await slowJwks();
 // complete"), and many Workers still run on an older compatibility date.
 try {
   for (const date of ["2025-09-01", "2024-01-01"]) {
-    await t.run(`workerd ${date}: 8 concurrent requests on one module-scope verifier while the key set is slow`, async () => {
+    await t.run(`workerd ${date}: 8 concurrent requests on one module-scope verifier while the key set is slow (one claim wins)`, async () => {
       srv.count = 0;
       const mf = await isolate(srv, date);
       try {
@@ -138,6 +138,9 @@ try {
         const results = await Promise.all(deliveries.map((d) => deliver(mf, d)));
         checkVerdicts(deliveries, results);
         assert(srv.count === 1, `the key set was fetched ${srv.count} times (single flight wants 1)`);
+        // Six concurrent copies of one event across requests: the isolate's dedupe claim lets exactly one through.
+        const firsts = results.filter((r) => r.verdict.ok && r.verdict.duplicate === false).length;
+        assert(firsts === 1, `${firsts} of the concurrent copies of one event were not flagged duplicate`);
         const later = await deliver(mf, good);
         checkVerdicts([good], [later]);
         assert(srv.count === 1, "a later request fetched again instead of using the shared cache");
