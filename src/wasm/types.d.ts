@@ -26,10 +26,11 @@ export interface JsonWebKeySet {
  */
 export interface WebhookClaimStore {
   /**
-   * Claims the id atomically: `true` when this caller won (nothing held it), `false` when it is claimed or processed.
-   * The claim lapses after `ttlSeconds` (300) unless confirmed by `add`.
+   * Claims the id atomically: `true` when this caller won (nothing held it), `"processed"` when the id is marked
+   * processed, `false` when another caller's claim holds it (or the store cannot tell). The claim lapses after
+   * `ttlSeconds` (60) unless confirmed by `add`.
    */
-  claim(eventId: string, ttlSeconds: number): boolean | Promise<boolean>;
+  claim(eventId: string, ttlSeconds: number): boolean | "processed" | Promise<boolean | "processed">;
   /** Drops a claim (the handler failed), so the next delivery wins. Must leave a processed id alone. */
   release(eventId: string): void | Promise<void>;
   /** Marks the id processed for `ttlSeconds` (a week), replacing its claim. */
@@ -72,7 +73,7 @@ export interface WebhookVerifierOptions {
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /**
    * `true` for an in-memory store, or your own store. `verify` claims each event: the first delivery of an `eventId`
-   * has `duplicate: false`, every other one `duplicate: true` until `releaseClaim` or five minutes pass; after
+   * has `duplicate: false`, every other one `duplicate: true` until `releaseClaim` or 60 s pass; after
    * `markProcessed` for a week.
    */
   dedupe?: boolean | WebhookDedupeStore;
@@ -150,7 +151,14 @@ export type WebhookEvent =
   | WebhookEnvelope<OtherWebhookEventType, Record<string, unknown>>;
 
 /**
- * What `verify` returns: the event, plus `duplicate` when the `dedupe` option is on (`false` for the one caller
- * that claimed the event: handle it, then `markProcessed` or `releaseClaim`).
+ * What `verify` returns: the event, plus `duplicate` and `inProgress` when the `dedupe` option is on. `duplicate` is
+ * `false` for the one caller that claimed the event: handle it, then `markProcessed` or `releaseClaim`.
  */
-export type VerifiedWebhookEvent = WebhookEvent & { duplicate?: boolean };
+export type VerifiedWebhookEvent = WebhookEvent & {
+  duplicate?: boolean;
+  /**
+   * A duplicate whose first delivery is still being handled (its claim is live, not confirmed): answer non-2xx
+   * (409) so the service delivers it again later. `false` for a processed duplicate (answer 200) and for the winner.
+   */
+  inProgress?: boolean;
+};

@@ -13,7 +13,7 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike, Subtle};
 use crate::webhook::body_limit;
-use crate::webhook::dedupe::{self, MemoryDedupe};
+use crate::webhook::dedupe::{self, Claim, MemoryDedupe};
 use crate::webhook::jwk::{KeySet, PublicKey};
 use crate::webhook::key_cache::{self, KeyCache, KeysAge};
 use crate::webhook::key_fetch::{FetchGate, FlightId, KeySearch, KeyStep};
@@ -396,8 +396,8 @@ impl WebhookVerifier {
                 .map_err(interop::webhook_error)?
         };
         let event = event_value(&body)?;
-        if let Some(duplicate) = self.inner.is_duplicate_sync(&ids.event_id, window.now)? {
-            let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
+        if let Some(claim) = self.inner.is_duplicate_sync(&ids.event_id, window.now)? {
+            set_claim(&event, claim);
         }
         Ok(event)
     }
@@ -431,7 +431,7 @@ impl WebhookVerifier {
     }
 
     /// Marks an event (or an `eventId`) processed: the claim its `verify` took becomes a mark that later deliveries
-    /// see as `duplicate: true` for a week (an unconfirmed claim lapses after five minutes).
+    /// see as `duplicate: true` for a week (an unconfirmed claim lapses after 60 s).
     #[wasm_bindgen(js_name = markProcessed, unchecked_return_type = "Promise<void>")]
     pub fn mark_processed(
         &self,
@@ -695,8 +695,8 @@ impl Inner {
         let ids: EventIds =
             claims::check(token.payload(), &body.bytes, window).map_err(interop::webhook_error)?;
         let event = event_value(&body)?;
-        if let Some(duplicate) = self.is_duplicate(&ids.event_id, window.now).await? {
-            let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
+        if let Some(claim) = self.is_duplicate(&ids.event_id, window.now).await? {
+            set_claim(&event, claim);
         }
         Ok(event)
     }
@@ -878,29 +878,32 @@ impl Inner {
     }
 
     /// Whether this delivery is a duplicate (`None` without dedupe). With a claiming store (the in-memory one or a
-    /// `claim()` store) it claims the id: the first caller is not a duplicate, every later one is until the claim is
+    /// `claim()` store) it claims the id: the first caller wins, every later one is a duplicate until the claim is
     /// released or lapses.
-    async fn is_duplicate(&self, event_id: &str, now: f64) -> Result<Option<bool>, JsValue> {
+    async fn is_duplicate(&self, event_id: &str, now: f64) -> Result<Option<Claim>, JsValue> {
         match &self.dedupe {
             Dedupe::Claims(store) => {
                 let claim = store_method(store, "claim")?;
                 let ttl = JsValue::from_f64(dedupe::DEFAULT_CLAIM_TTL);
                 let won = interop::settle(claim.call2(store, &event_id.into(), &ttl)?).await?;
-                Ok(Some(!won.is_truthy()))
+                Ok(Some(Claim::from_store_answer(
+                    won.as_string().as_deref(),
+                    won.is_truthy(),
+                )))
             }
             Dedupe::CheckThenAdd(store) => {
                 let has = store_method(store, "has")?;
                 let seen = interop::settle(has.call1(store, &event_id.into())?).await?;
-                Ok(Some(seen.is_truthy()))
+                Ok(Some(Claim::from_has(seen.is_truthy())))
             }
             _ => self.is_duplicate_sync(event_id, now),
         }
     }
 
-    fn is_duplicate_sync(&self, event_id: &str, now: f64) -> Result<Option<bool>, JsValue> {
+    fn is_duplicate_sync(&self, event_id: &str, now: f64) -> Result<Option<Claim>, JsValue> {
         match &self.dedupe {
             Dedupe::Off => Ok(None),
-            Dedupe::Memory(store) => Ok(Some(!store.borrow_mut().claim(event_id, now))),
+            Dedupe::Memory(store) => Ok(Some(store.borrow_mut().claim(event_id, now))),
             Dedupe::Claims(store) => {
                 let claim = store_method(store, "claim")?;
                 let ttl = JsValue::from_f64(dedupe::DEFAULT_CLAIM_TTL);
@@ -909,7 +912,11 @@ impl Inner {
                     // Too late to wait: give a claim this call may have won back, so the event is not blocked.
                     let (store, id) = (store.clone(), event_id.to_owned());
                     wasm_bindgen_futures::spawn_local(async move {
-                        if interop::settle(won).await.is_ok_and(|w| w.is_truthy()) {
+                        let answer = interop::settle(won).await.ok();
+                        let answer = answer.map(|w| {
+                            Claim::from_store_answer(w.as_string().as_deref(), w.is_truthy())
+                        });
+                        if answer == Some(Claim::Won) {
                             if let Ok(release) = store_method(&store, "release") {
                                 if let Ok(p) = release.call1(&store, &id.into()) {
                                     let _ = interop::settle(p).await;
@@ -921,7 +928,10 @@ impl Inner {
                         "verifySync needs a dedupe store whose claim() is synchronous",
                     ));
                 }
-                Ok(Some(!won.is_truthy()))
+                Ok(Some(Claim::from_store_answer(
+                    won.as_string().as_deref(),
+                    won.is_truthy(),
+                )))
             }
             Dedupe::CheckThenAdd(store) => {
                 let has = store_method(store, "has")?;
@@ -931,10 +941,21 @@ impl Inner {
                         "verifySync needs a dedupe store whose has() is synchronous",
                     ));
                 }
-                Ok(Some(seen.is_truthy()))
+                Ok(Some(Claim::from_has(seen.is_truthy())))
             }
         }
     }
+}
+
+/// Sets `duplicate` (not the delivery that won the claim) and `inProgress` (a duplicate whose first delivery is
+/// still being handled) on a verified event.
+fn set_claim(event: &JsValue, claim: Claim) {
+    let _ = Reflect::set(event, &"duplicate".into(), &claim.is_duplicate().into());
+    let _ = Reflect::set(
+        event,
+        &"inProgress".into(),
+        &(claim == Claim::InProgress).into(),
+    );
 }
 
 fn is_thenable(value: &JsValue) -> bool {

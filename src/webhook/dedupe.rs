@@ -21,7 +21,48 @@ pub const DEFAULT_CAPACITY: usize = 10_000;
 /// Default time a processed id is remembered, in seconds (agent-run events can be re-sent days later).
 pub const DEFAULT_TTL: f64 = 7.0 * 24.0 * 3600.0;
 /// Default life of a claim that is neither confirmed nor released, in seconds: a handler has this long to finish.
-pub const DEFAULT_CLAIM_TTL: f64 = 300.0;
+/// Shorter than the service's retry ladder (attempts about 10, 20, 40 and 80 s apart), so when a handler crashed
+/// without releasing its claim, the later attempts of the event are still processed.
+pub const DEFAULT_CLAIM_TTL: f64 = 60.0;
+
+/// The outcome of a claim, as a delivery sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// This caller won: handle the event, then confirm or release.
+    Won,
+    /// Another caller holds a live claim: its handler is running (or crashed; the claim lapses). Answer with a
+    /// non-2xx status so the service delivers again later, when the outcome is known.
+    InProgress,
+    /// The event was processed: answer 2xx and do nothing.
+    Processed,
+}
+
+impl Claim {
+    /// Whether the delivery is a duplicate (not the winner).
+    pub fn is_duplicate(self) -> bool {
+        self != Claim::Won
+    }
+
+    /// Reads a claim store's answer: `true` won, the string `"processed"` processed, anything else (`false`) a live
+    /// claim of another caller. A store that cannot tell processed from claimed answers `false`: its duplicates are
+    /// then retried by the service until they see the mark, which is safe.
+    pub fn from_store_answer(text: Option<&str>, truthy: bool) -> Self {
+        match text {
+            Some("processed") => Claim::Processed,
+            _ if truthy => Claim::Won,
+            _ => Claim::InProgress,
+        }
+    }
+
+    /// The answer of a check-then-add store's `has`: such a store only holds processed ids.
+    pub fn from_has(seen: bool) -> Self {
+        if seen {
+            Claim::Processed
+        } else {
+            Claim::Won
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum State {
@@ -87,14 +128,17 @@ impl MemoryDedupe {
         self.live(event_id, now).is_some()
     }
 
-    /// Claims `event_id` at `now`: `true` when this caller won (nothing live held the id), `false` when the id is
-    /// claimed by an earlier caller or processed.
-    pub fn claim(&mut self, event_id: &str, now: f64) -> bool {
-        if self.has(event_id, now) {
-            return false;
+    /// Claims `event_id` at `now`: [`Claim::Won`] when nothing live held the id, else whether an earlier caller's
+    /// claim is live ([`Claim::InProgress`]) or the id was processed ([`Claim::Processed`]).
+    pub fn claim(&mut self, event_id: &str, now: f64) -> Claim {
+        match self.live(event_id, now).map(|e| e.state) {
+            Some(State::Claimed) => Claim::InProgress,
+            Some(State::Processed) => Claim::Processed,
+            None => {
+                self.put(event_id, State::Claimed, now, now + self.claim_ttl);
+                Claim::Won
+            }
         }
-        self.put(event_id, State::Claimed, now, now + self.claim_ttl);
-        true
     }
 
     /// Marks `event_id` processed at `now` (claimed or not): a duplicate for the store's ttl.
@@ -196,19 +240,24 @@ mod tests {
     #[test]
     fn the_first_claim_wins_and_later_claims_are_duplicates() {
         let mut d = MemoryDedupe::default();
-        assert!(d.claim("evt_1", 0.0));
-        assert!(!d.claim("evt_1", 0.0), "a second claim at the same moment");
-        assert!(!d.claim("evt_1", 10.0));
-        assert!(d.claim("evt_2", 10.0), "claims are per id");
+        assert_eq!(d.claim("evt_1", 0.0), Claim::Won);
+        assert_eq!(
+            d.claim("evt_1", 0.0),
+            Claim::InProgress,
+            "a second claim at the same moment"
+        );
+        assert_eq!(d.claim("evt_1", 10.0), Claim::InProgress);
+        assert_eq!(d.claim("evt_2", 10.0), Claim::Won, "claims are per id");
     }
 
     #[test]
     fn an_unconfirmed_claim_expires_after_the_claim_ttl() {
         let mut d = MemoryDedupe::default();
-        assert!(d.claim("evt_1", 0.0));
-        assert!(!d.claim("evt_1", DEFAULT_CLAIM_TTL - 1.0));
-        assert!(
+        assert_eq!(d.claim("evt_1", 0.0), Claim::Won);
+        assert_eq!(d.claim("evt_1", DEFAULT_CLAIM_TTL - 1.0), Claim::InProgress);
+        assert_eq!(
             d.claim("evt_1", DEFAULT_CLAIM_TTL),
+            Claim::Won,
             "a crashed handler blocks the event only for the claim ttl"
         );
     }
@@ -216,43 +265,69 @@ mod tests {
     #[test]
     fn a_confirmed_claim_is_a_duplicate_for_the_store_ttl() {
         let mut d = MemoryDedupe::new(10, 1000.0).with_claim_ttl(10.0);
-        assert!(d.claim("evt_1", 0.0));
+        assert_eq!(d.claim("evt_1", 0.0), Claim::Won);
         d.confirm("evt_1", 5.0);
-        assert!(!d.claim("evt_1", 500.0), "confirmed outlives the claim ttl");
-        assert!(d.claim("evt_1", 1005.0), "and ages out with the store ttl");
+        assert_eq!(
+            d.claim("evt_1", 500.0),
+            Claim::Processed,
+            "confirmed outlives the claim ttl"
+        );
+        assert_eq!(
+            d.claim("evt_1", 1005.0),
+            Claim::Won,
+            "and ages out with the store ttl"
+        );
     }
 
     #[test]
     fn a_released_claim_lets_the_next_delivery_win() {
         let mut d = MemoryDedupe::default();
-        assert!(d.claim("evt_1", 0.0));
+        assert_eq!(d.claim("evt_1", 0.0), Claim::Won);
         d.release("evt_1");
         assert!(!d.has("evt_1", 1.0));
-        assert!(d.claim("evt_1", 1.0));
+        assert_eq!(d.claim("evt_1", 1.0), Claim::Won);
     }
 
     #[test]
     fn release_does_not_undo_a_confirmed_id() {
         let mut d = MemoryDedupe::default();
-        assert!(d.claim("evt_1", 0.0));
+        assert_eq!(d.claim("evt_1", 0.0), Claim::Won);
         d.confirm("evt_1", 1.0);
         d.release("evt_1");
-        assert!(!d.claim("evt_1", 2.0));
+        assert_eq!(d.claim("evt_1", 2.0), Claim::Processed);
     }
 
     #[test]
     fn claims_count_against_the_capacity() {
         let mut d = MemoryDedupe::new(2, 1e9);
-        assert!(d.claim("a", 0.0));
-        assert!(d.claim("b", 0.0));
-        assert!(d.claim("c", 0.0));
+        assert_eq!(d.claim("a", 0.0), Claim::Won);
+        assert_eq!(d.claim("b", 0.0), Claim::Won);
+        assert_eq!(d.claim("c", 0.0), Claim::Won);
         assert_eq!(d.len(), 2);
-        assert!(d.claim("a", 0.0), "the oldest claim was evicted");
+        assert_eq!(
+            d.claim("a", 0.0),
+            Claim::Won,
+            "the oldest claim was evicted"
+        );
     }
 
     #[test]
     fn the_claim_ttl_is_at_most_the_store_ttl() {
-        let d = MemoryDedupe::new(10, 60.0);
-        assert_eq!(d.claim_ttl(), 60.0);
+        let d = MemoryDedupe::new(10, 30.0);
+        assert_eq!(d.claim_ttl(), 30.0);
+    }
+
+    #[test]
+    fn store_answers_map_to_claims() {
+        assert_eq!(Claim::from_store_answer(None, true), Claim::Won);
+        assert_eq!(Claim::from_store_answer(None, false), Claim::InProgress);
+        assert_eq!(
+            Claim::from_store_answer(Some("processed"), true),
+            Claim::Processed
+        );
+        assert_eq!(Claim::from_has(true), Claim::Processed);
+        assert_eq!(Claim::from_has(false), Claim::Won);
+        assert!(!Claim::Won.is_duplicate());
+        assert!(Claim::InProgress.is_duplicate() && Claim::Processed.is_duplicate());
     }
 }

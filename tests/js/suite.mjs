@@ -221,6 +221,8 @@ export async function runSuite(docauto, fx, log = console.log) {
     const events = await Promise.all([r.deliver("request"), r.deliver("request"), r.deliver("verify")]);
     assert(r.handled === 1, `the handler ran ${r.handled} times`);
     assert(events.filter((e) => e.duplicate === false).length === 1, "not exactly one delivery won the claim");
+    // The copies arrived while the winner's handler ran: in progress, so the receiver answers non-2xx.
+    assert(events.every((e) => e.inProgress === e.duplicate), "a concurrent copy was not flagged inProgress");
     events.forEach((e) => checkEnvelope(e, fx.goodEnvelope));
   });
 
@@ -228,8 +230,10 @@ export async function runSuite(docauto, fx, log = console.log) {
     const v2 = new WebhookVerifier({ ...base, dedupe: true });
     const first = await v2.verify(fx.goodBody, fx.goodToken);
     assert(first.duplicate === false, `first delivery duplicate=${first.duplicate}`);
+    assert(first.inProgress === false, "the winner flagged inProgress");
     const during = await v2.verify(fx.goodBody, fx.goodToken);
     assert(during.duplicate === true, "a delivery during the handler was not flagged duplicate");
+    assert(during.inProgress === true, "a delivery during the handler was not flagged inProgress");
     await v2.releaseClaim(first); // the handler failed
     const retry = await v2.verify(fx.goodBody, fx.goodToken);
     assert(retry.duplicate === false, "the retry after releaseClaim was flagged duplicate");
@@ -237,6 +241,7 @@ export async function runSuite(docauto, fx, log = console.log) {
     await v2.releaseClaim(retry.eventId); // too late: a processed mark stays
     const third = await v2.verify(fx.goodBody, fx.goodToken);
     assert(third.duplicate === true, `after markProcessed duplicate=${third.duplicate}`);
+    assert(third.inProgress === false, "a processed duplicate flagged inProgress");
     checkEnvelope(third, fx.goodEnvelope);
     assert(v2.verifySync(fx.goodBody, fx.goodToken).duplicate === true, "verifySync did not see the mark");
   });
@@ -255,9 +260,9 @@ export async function runSuite(docauto, fx, log = console.log) {
       // Atomic the way a Redis SET NX is: the check and the write happen in one step, whatever the latency.
       claim: (id, ttl) => {
         calls.push(`claim:${id}:${ttl}`);
-        const won = !held.has(id);
-        if (won) held.set(id, "claimed");
-        return tick().then(() => won);
+        const state = held.get(id);
+        if (!state) held.set(id, "claimed");
+        return tick().then(() => (!state ? true : state === "processed" ? "processed" : false));
       },
       release: async (id) => {
         calls.push(`release:${id}`);
@@ -270,10 +275,13 @@ export async function runSuite(docauto, fx, log = console.log) {
     };
     const v2 = new WebhookVerifier({ ...base, dedupe: store });
     const r = receiver(v2);
-    await Promise.all([r.deliver("verify"), r.deliver("request")]);
+    const [a, b] = await Promise.all([r.deliver("verify"), r.deliver("request")]);
     assert(r.handled === 1, `the handler ran ${r.handled} times`);
+    assert(a.inProgress !== b.inProgress, "the concurrent copy was not flagged inProgress");
+    const later = await v2.verify(fx.goodBody, fx.goodToken);
+    assert(later.duplicate === true && later.inProgress === false, "claim() answering \"processed\" is not a processed duplicate");
     const id = fx.goodEnvelope.eventId;
-    assert(calls.includes(`claim:${id}:300`), `claim(id, 300) not called (${calls})`);
+    assert(calls.includes(`claim:${id}:60`), `claim(id, 60) not called (${calls})`);
     assert(calls.includes(`add:${id}:604800`), `add(id, 604800) not called (${calls})`);
     await v2.releaseClaim(id);
     assert(calls.includes(`release:${id}`), `release(id) not called (${calls})`);
@@ -295,6 +303,7 @@ export async function runSuite(docauto, fx, log = console.log) {
     assert(seen.has(fx.goodEnvelope.eventId), `store.add not called (${calls})`);
     const second = await v2.verify(fx.goodBody, fx.goodToken);
     assert(second.duplicate === true, "second delivery not flagged duplicate");
+    assert(second.inProgress === false, "has() answers only processed ids: not inProgress");
   });
 
   await t.run("dedupe: a store with claim() but no release() is invalid_options; releaseClaim needs dedupe", async () => {

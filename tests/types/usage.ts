@@ -94,6 +94,8 @@ async function handle(request: Request, raw: Uint8Array, header: string): Promis
       void run;
     }
     const dup: boolean | undefined = event.duplicate;
+    const inProgress: boolean | undefined = event.inProgress;
+    void inProgress;
     if (!dup) await byKeys.markProcessed(event);
     await byKeys.markProcessed(event.eventId);
     await byKeys.releaseClaim(event);
