@@ -2,9 +2,10 @@
 //!
 //! Webhooks are delivered at least once, and two copies of one event can arrive at the same moment. A receiver
 //! handles an `eventId` once by **claiming** it before it acts:
-//! 1. [`MemoryDedupe::claim`]: the first caller of an id wins (`true`); every later caller sees a duplicate (`false`)
-//!    while the claim is live. A claim lives [`DEFAULT_CLAIM_TTL`] seconds, so a receiver that crashed between claim
-//!    and confirm does not block the event forever: a delivery after that is processed again.
+//! 1. [`MemoryDedupe::claim`]: the first caller of an id wins ([`Claim::Won`]); every later caller sees a duplicate,
+//!    [`Claim::InProgress`] while the claim is live (answer non-2xx: the service delivers again later) or
+//!    [`Claim::Processed`] once confirmed (answer 2xx). A claim lives [`DEFAULT_CLAIM_TTL`] seconds, so a receiver
+//!    that crashed between claim and confirm does not block the event: a delivery after that is processed again.
 //! 2. [`MemoryDedupe::confirm`] (the verifier's `markProcessed`): the handler acted; the id stays a duplicate for the
 //!    store's ttl (default [`DEFAULT_TTL`], a week).
 //! 3. [`MemoryDedupe::release`]: the handler failed; the claim is dropped so the service's retry is processed. A
