@@ -289,6 +289,11 @@ impl Sleep {
         }
     }
 
+    /// The promise that resolves (to `undefined`) when the sleep is over.
+    pub fn promise(&self) -> &Promise {
+        &self.promise
+    }
+
     /// Waits out the sleep. `false` when `abort` fired first.
     pub async fn wait(self, abort: Option<&AbortWatch>) -> bool {
         let race = match abort {

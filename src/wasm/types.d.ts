@@ -20,13 +20,36 @@ export interface JsonWebKeySet {
   staleAt?: number;
 }
 
-/** A store of processed event ids, shared by every instance of a service (KV, Redis...). */
-export interface WebhookDedupeStore {
+/**
+ * A store of claimed and processed event ids with an atomic claim, shared by every instance of a service (Redis
+ * `SET NX`, a Durable Object, D1). `verify` claims each event; `markProcessed` confirms; `releaseClaim` gives up.
+ */
+export interface WebhookClaimStore {
+  /**
+   * Claims the id atomically: `true` when this caller won (nothing held it), `"processed"` when the id is marked
+   * processed, `false` when another caller's claim holds it (or the store cannot tell). The claim lapses after
+   * `ttlSeconds` (60) unless confirmed by `add`.
+   */
+  claim(eventId: string, ttlSeconds: number): boolean | "processed" | Promise<boolean | "processed">;
+  /** Drops a claim (the handler failed), so the next delivery wins. Must leave a processed id alone. */
+  release(eventId: string): void | Promise<void>;
+  /** Marks the id processed for `ttlSeconds` (a week), replacing its claim. */
+  add(eventId: string, ttlSeconds: number): void | Promise<void>;
+}
+
+/**
+ * A check-then-add store of processed ids. Racy: two concurrent deliveries both pass `has` and both are handled.
+ * Still accepted; prefer a {@link WebhookClaimStore}.
+ */
+export interface WebhookCheckThenAddStore {
   /** Whether the id was marked processed. */
   has(eventId: string): boolean | Promise<boolean>;
   /** Marks the id processed. */
-  add(eventId: string): void | Promise<void>;
+  add(eventId: string, ttlSeconds: number): void | Promise<void>;
 }
+
+/** A store for the `dedupe` option: one with an atomic `claim`, or a (racy) check-then-add one. */
+export type WebhookDedupeStore = WebhookClaimStore | WebhookCheckThenAddStore;
 
 /** Options of `new WebhookVerifier(...)`: one of `jwksUrl`, `baseUrl`, `jwks` (or `jwks` with a URL, to seed the cache). */
 export interface WebhookVerifierOptions {
@@ -48,7 +71,11 @@ export interface WebhookVerifierOptions {
   timeoutMs?: number;
   /** The `fetch` used for the key set. Default: the global `fetch`. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
-  /** `true` for an in-memory store of processed ids, or your own store. */
+  /**
+   * `true` for an in-memory store, or your own store. `verify` claims each event: the first delivery of an `eventId`
+   * has `duplicate: false`, every other one `duplicate: true` until `releaseClaim` or 60 s pass; after
+   * `markProcessed` for a week.
+   */
   dedupe?: boolean | WebhookDedupeStore;
   /**
    * Largest body accepted, in bytes. Default 1048576 (1 MiB). The signature header is checked for shape first; then a
@@ -123,5 +150,15 @@ export type WebhookEvent =
   | WebhookEnvelope<"space.expired", { spaceId: string; name: string; expiresAt: string }>
   | WebhookEnvelope<OtherWebhookEventType, Record<string, unknown>>;
 
-/** What `verify` returns: the event, plus `duplicate` when the `dedupe` option is on. */
-export type VerifiedWebhookEvent = WebhookEvent & { duplicate?: boolean };
+/**
+ * What `verify` returns: the event, plus `duplicate` and `inProgress` when the `dedupe` option is on. `duplicate` is
+ * `false` for the one caller that claimed the event: handle it, then `markProcessed` or `releaseClaim`.
+ */
+export type VerifiedWebhookEvent = WebhookEvent & {
+  duplicate?: boolean;
+  /**
+   * A duplicate whose first delivery is still being handled (its claim is live, not confirmed): answer non-2xx
+   * (409) so the service delivers it again later. `false` for a processed duplicate (answer 200) and for the winner.
+   */
+  inProgress?: boolean;
+};

@@ -13,9 +13,10 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike, Subtle};
 use crate::webhook::body_limit;
-use crate::webhook::dedupe::MemoryDedupe;
+use crate::webhook::dedupe::{self, Claim, MemoryDedupe};
 use crate::webhook::jwk::{KeySet, PublicKey};
-use crate::webhook::key_cache::{self, KeyCache, KeysAge, Lookup};
+use crate::webhook::key_cache::{self, KeyCache, KeysAge};
+use crate::webhook::key_fetch::{FetchGate, FlightId, KeySearch, KeyStep};
 use crate::webhook::{
     claims, jws, ErrorCode, EventIds, TimeWindow, JWKS_PATH, JWKS_UNAVAILABLE, SIGNATURE_HEADER,
     UNKNOWN_KEY,
@@ -42,16 +43,44 @@ enum Clock {
     Function(Function),
 }
 
+/// Where claimed and processed event ids are kept.
 enum Dedupe {
     Off,
+    /// The core's in-memory store (`dedupe: true`).
     Memory(RefCell<MemoryDedupe>),
-    Store(JsValue),
+    /// A store with an atomic claim: `claim(id, ttlSeconds)`, `release(id)`, `add(id, ttlSeconds)`.
+    Claims(JsValue),
+    /// A check-then-add store (`has(id)`, `add(id)`): racy (two concurrent deliveries both pass `has`), kept so
+    /// existing stores keep working.
+    CheckThenAdd(JsValue),
+}
+
+/// A method of a dedupe store (checked present when the verifier was created).
+fn store_method(store: &JsValue, name: &'static str) -> Result<Function, JsValue> {
+    interop::function_option(&interop::option(store, name))
+        .ok_or_else(|| invalid_options("the dedupe store lost one of its methods"))
+}
+
+fn has_methods(store: &JsValue, names: &[&str]) -> bool {
+    names
+        .iter()
+        .all(|m| interop::function_option(&interop::option(store, m)).is_some())
+}
+
+/// The `eventId` of an event, or the id itself.
+fn event_id_of(event_or_id: &JsValue, detail: &'static str) -> Result<String, JsValue> {
+    event_or_id
+        .as_string()
+        .or_else(|| interop::option(event_or_id, "eventId").as_string())
+        .ok_or_else(|| interop::webhook_failure(ErrorCode::InvalidInput, detail))
 }
 
 struct Inner {
     cache: RefCell<KeyCache>,
     crypto_keys: RefCell<HashMap<String, JsValue>>,
-    inflight: RefCell<Option<Promise>>,
+    gate: RefCell<FetchGate>,
+    /// The fetch in flight and the promise it resolves when it reports.
+    flight: RefCell<Option<(FlightId, Promise)>>,
     jwks_url: Option<String>,
     fetch: Option<Function>,
     timeout_ms: f64,
@@ -227,14 +256,18 @@ impl WebhookVerifier {
             Dedupe::Off
         } else if dedupe.as_bool() == Some(true) {
             Dedupe::Memory(RefCell::new(MemoryDedupe::default()))
-        } else if ["has", "add"]
-            .iter()
-            .all(|m| interop::function_option(&interop::option(&dedupe, m)).is_some())
-        {
-            Dedupe::Store(dedupe)
+        } else if has_methods(&dedupe, &["claim"]) {
+            if !has_methods(&dedupe, &["release", "add"]) {
+                return Err(invalid_options(
+                    "a dedupe store with claim() also needs release(id) and add(id)",
+                ));
+            }
+            Dedupe::Claims(dedupe)
+        } else if has_methods(&dedupe, &["has", "add"]) {
+            Dedupe::CheckThenAdd(dedupe)
         } else {
             return Err(invalid_options(
-                "dedupe must be true or a store with has(id) and add(id)",
+                "dedupe must be true or a store with claim(id, ttlSeconds), release(id) and add(id)",
             ));
         };
 
@@ -246,7 +279,8 @@ impl WebhookVerifier {
             inner: Rc::new(Inner {
                 cache: RefCell::new(cache),
                 crypto_keys: RefCell::new(HashMap::new()),
-                inflight: RefCell::new(None),
+                gate: RefCell::new(FetchGate::default()),
+                flight: RefCell::new(None),
                 jwks_url,
                 fetch,
                 timeout_ms: timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
@@ -362,8 +396,8 @@ impl WebhookVerifier {
                 .map_err(interop::webhook_error)?
         };
         let event = event_value(&body)?;
-        if let Some(duplicate) = self.inner.is_duplicate_sync(&ids.event_id, window.now)? {
-            let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
+        if let Some(claim) = self.inner.is_duplicate_sync(&ids.event_id, window.now)? {
+            set_claim(&event, claim);
         }
         Ok(event)
     }
@@ -396,7 +430,8 @@ impl WebhookVerifier {
         })
     }
 
-    /// Marks an event (or an `eventId`) processed, so a later delivery of it has `duplicate: true`.
+    /// Marks an event (or an `eventId`) processed: the claim its `verify` took becomes a mark that later deliveries
+    /// see as `duplicate: true` for a week (an unconfirmed claim lapses after 60 s).
     #[wasm_bindgen(js_name = markProcessed, unchecked_return_type = "Promise<void>")]
     pub fn mark_processed(
         &self,
@@ -405,25 +440,42 @@ impl WebhookVerifier {
     ) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
-            let id = event_or_id
-                .as_string()
-                .or_else(|| interop::option(&event_or_id, "eventId").as_string())
-                .ok_or_else(|| {
-                    interop::webhook_failure(
-                        ErrorCode::InvalidInput,
-                        "markProcessed takes an event or its eventId",
-                    )
-                })?;
+            let id = event_id_of(&event_or_id, "markProcessed takes an event or its eventId")?;
             match &inner.dedupe {
                 Dedupe::Off => {
                     return Err(invalid_options("markProcessed needs the dedupe option"))
                 }
-                Dedupe::Memory(store) => store.borrow_mut().add(&id, inner.window()?.now),
-                Dedupe::Store(store) => {
-                    let add = interop::function_option(&interop::option(store, "add"))
-                        .ok_or_else(|| invalid_options("dedupe store has no add()"))?;
-                    interop::settle(add.call1(store, &id.into())?).await?;
+                Dedupe::Memory(store) => store.borrow_mut().confirm(&id, inner.window()?.now),
+                Dedupe::Claims(store) | Dedupe::CheckThenAdd(store) => {
+                    let add = store_method(store, "add")?;
+                    let ttl = JsValue::from_f64(dedupe::DEFAULT_TTL);
+                    interop::settle(add.call2(store, &id.into(), &ttl)?).await?;
                 }
+            }
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Gives up the claim `verify` took on an event (or an `eventId`), for example when its handler failed: the
+    /// service's next delivery of it is processed (`duplicate: false`). A processed mark stays. A no-op with a
+    /// check-then-add store (`has`/`add`), which takes no claims.
+    #[wasm_bindgen(js_name = releaseClaim, unchecked_return_type = "Promise<void>")]
+    pub fn release_claim(
+        &self,
+        #[wasm_bindgen(js_name = eventOrId, unchecked_param_type = "WebhookEvent | string")]
+        event_or_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let id = event_id_of(&event_or_id, "releaseClaim takes an event or its eventId")?;
+            match &inner.dedupe {
+                Dedupe::Off => return Err(invalid_options("releaseClaim needs the dedupe option")),
+                Dedupe::Memory(store) => store.borrow_mut().release(&id),
+                Dedupe::Claims(store) => {
+                    let release = store_method(store, "release")?;
+                    interop::settle(release.call1(store, &id.into())?).await?;
+                }
+                Dedupe::CheckThenAdd(_) => {}
             }
             Ok(JsValue::UNDEFINED)
         })
@@ -643,8 +695,8 @@ impl Inner {
         let ids: EventIds =
             claims::check(token.payload(), &body.bytes, window).map_err(interop::webhook_error)?;
         let event = event_value(&body)?;
-        if let Some(duplicate) = self.is_duplicate(&ids.event_id, window.now).await? {
-            let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
+        if let Some(claim) = self.is_duplicate(&ids.event_id, window.now).await? {
+            set_claim(&event, claim);
         }
         Ok(event)
     }
@@ -658,30 +710,33 @@ impl Inner {
         key.verify(token).map_err(interop::webhook_error)
     }
 
-    /// Finds the key for `kid`, fetching the key set when the cache policy says so.
+    /// Finds the key for `kid`: drives the core's [`KeySearch`] (join the fetch in flight, or fetch in this call).
     async fn key_for(self: &Rc<Self>, kid: &str) -> Result<Check, JsValue> {
-        // A fetch already under way is joined first: its outcome is what this lookup needs (the cooldown would
-        // otherwise answer "unavailable" to a call that arrives while the first fetch is still running).
-        let mut after_fetch = false;
-        if self.inflight.borrow().is_some() {
-            let _ = self.refresh().await;
-            after_fetch = true;
-        }
+        let mut search = KeySearch::new();
         let key = loop {
             let now = self.window()?.now;
-            let found = match self.cache.borrow().lookup(kid, now, after_fetch) {
-                Lookup::Found(key) => Ok(key.clone()),
-                Lookup::Fetch => Err(None),
-                Lookup::Unknown => Err(Some(interop::webhook_error(UNKNOWN_KEY))),
-                Lookup::Unavailable => Err(Some(interop::webhook_error(JWKS_UNAVAILABLE))),
+            let step = match search.next(
+                &self.cache.borrow(),
+                &mut self.gate.borrow_mut(),
+                kid,
+                now,
+                js_sys::Date::now(),
+                self.timeout_ms,
+            ) {
+                KeyStep::Use(key) => Ok(key.clone()),
+                KeyStep::Fail(e) => return Err(interop::webhook_error(e)),
+                KeyStep::Fetch(flight) => Err(Ok(flight)),
+                KeyStep::Wait { until_ms } => Err(Err(until_ms)),
             };
-            match found {
+            match step {
                 Ok(key) => break key,
-                Err(Some(e)) => return Err(e),
-                Err(None) => {
-                    // A failed fetch still leaves stale keys usable: the next lookup decides.
-                    let _ = self.refresh().await;
-                    after_fetch = true;
+                // A failed fetch still leaves stale keys usable: the next step decides.
+                Err(Ok(flight)) => {
+                    let _ = self.fetch_flight(flight).await;
+                    search.on_fetched();
+                }
+                Err(Err(until_ms)) => {
+                    search.on_waited(self.wait_for_flight(until_ms).await.is_some());
                 }
             }
         };
@@ -708,23 +763,75 @@ impl Inner {
         })
     }
 
-    /// One fetch of the key set at a time: a caller arriving during a fetch waits for that fetch.
+    /// A forced refresh: fetches the key set now, or joins the fetch in flight.
     async fn refresh(self: &Rc<Self>) -> Result<(), JsValue> {
-        let running = self.inflight.borrow().clone();
-        let promise = match running {
-            Some(promise) => promise,
-            None => {
-                let this = self.clone();
-                let promise = future_to_promise(async move {
-                    let result = this.fetch_keys().await;
-                    this.inflight.borrow_mut().take();
-                    result.map(|()| JsValue::UNDEFINED)
-                });
-                *self.inflight.borrow_mut() = Some(promise.clone());
-                promise
+        let mut search = KeySearch::refresh();
+        while !search.fetched() {
+            let now = self.window()?.now;
+            let step = match search.next(
+                &self.cache.borrow(),
+                &mut self.gate.borrow_mut(),
+                "",
+                now,
+                js_sys::Date::now(),
+                self.timeout_ms,
+            ) {
+                KeyStep::Fetch(flight) => Ok(flight),
+                KeyStep::Wait { until_ms } => Err(until_ms),
+                KeyStep::Use(_) | KeyStep::Fail(_) => return Ok(()),
+            };
+            match step {
+                Ok(flight) => {
+                    let result = self.fetch_flight(flight).await;
+                    search.on_fetched();
+                    result?;
+                }
+                Err(until_ms) => {
+                    let report = self.wait_for_flight(until_ms).await;
+                    search.on_waited(report.is_some());
+                    // A joined fetch that failed fails this refresh too, as the caller's own fetch would.
+                    if report == Some(false) {
+                        return Err(interop::webhook_error(JWKS_UNAVAILABLE));
+                    }
+                }
             }
+        }
+        Ok(())
+    }
+
+    /// Runs the fetch this call owns, then reports it: the flight ends and its promise resolves (to whether the fetch
+    /// succeeded), which wakes every waiter (each looks at the cache again, in its own request).
+    async fn fetch_flight(&self, flight: FlightId) -> Result<(), JsValue> {
+        // The flight's promise is created and resolved by this call only: waiters race it against their own timer.
+        // (A waiter's own promise resolved from here would not do: workerd, before its cross-request promise
+        // handling, drops such a resolution and fails the waiting request with "Promise will never complete".)
+        let mut report = None;
+        let reported = Promise::new(&mut |resolve, _reject| report = Some(resolve));
+        *self.flight.borrow_mut() = Some((flight, reported));
+        let result = self.fetch_keys().await;
+        self.gate.borrow_mut().finish(flight);
+        let mut current = self.flight.borrow_mut();
+        if current.as_ref().is_some_and(|(id, _)| *id == flight) {
+            *current = None;
+        }
+        drop(current);
+        if let Some(report) = report {
+            let _ = report.call1(&JsValue::UNDEFINED, &JsValue::from_bool(result.is_ok()));
+        }
+        result
+    }
+
+    /// Waits for the fetch in flight to report, at most until `until_ms`, on this call's own timer: `Some(ok)` with
+    /// the fetch's outcome, `None` when the wait ran out (a fetch whose request ended never reports: workerd cancels
+    /// its I/O).
+    async fn wait_for_flight(&self, until_ms: f64) -> Option<bool> {
+        let timer = platform::Sleep::start((until_ms - js_sys::Date::now()).max(0.0));
+        let reported = self.flight.borrow().as_ref().map(|(_, p)| p.clone());
+        let wait = match reported {
+            Some(reported) => Promise::race(&js_sys::Array::of2(&reported, timer.promise())),
+            None => timer.promise().clone(),
         };
-        JsFuture::from(promise).await.map(|_| ())
+        JsFuture::from(wait).await.ok().and_then(|v| v.as_bool())
     }
 
     async fn fetch_keys(&self) -> Result<(), JsValue> {
@@ -770,35 +877,88 @@ impl Inner {
         Ok(())
     }
 
-    async fn is_duplicate(&self, event_id: &str, now: f64) -> Result<Option<bool>, JsValue> {
+    /// Whether this delivery is a duplicate (`None` without dedupe). With a claiming store (the in-memory one or a
+    /// `claim()` store) it claims the id: the first caller wins, every later one is a duplicate until the claim is
+    /// released or lapses.
+    async fn is_duplicate(&self, event_id: &str, now: f64) -> Result<Option<Claim>, JsValue> {
         match &self.dedupe {
-            Dedupe::Store(store) => {
-                let has = interop::function_option(&interop::option(store, "has"))
-                    .ok_or_else(|| invalid_options("dedupe store has no has()"))?;
+            Dedupe::Claims(store) => {
+                let claim = store_method(store, "claim")?;
+                let ttl = JsValue::from_f64(dedupe::DEFAULT_CLAIM_TTL);
+                let won = interop::settle(claim.call2(store, &event_id.into(), &ttl)?).await?;
+                Ok(Some(Claim::from_store_answer(
+                    won.as_string().as_deref(),
+                    won.is_truthy(),
+                )))
+            }
+            Dedupe::CheckThenAdd(store) => {
+                let has = store_method(store, "has")?;
                 let seen = interop::settle(has.call1(store, &event_id.into())?).await?;
-                Ok(Some(seen.is_truthy()))
+                Ok(Some(Claim::from_has(seen.is_truthy())))
             }
             _ => self.is_duplicate_sync(event_id, now),
         }
     }
 
-    fn is_duplicate_sync(&self, event_id: &str, now: f64) -> Result<Option<bool>, JsValue> {
+    fn is_duplicate_sync(&self, event_id: &str, now: f64) -> Result<Option<Claim>, JsValue> {
         match &self.dedupe {
             Dedupe::Off => Ok(None),
-            Dedupe::Memory(store) => Ok(Some(store.borrow().has(event_id, now))),
-            Dedupe::Store(store) => {
-                let has = interop::function_option(&interop::option(store, "has"))
-                    .ok_or_else(|| invalid_options("dedupe store has no has()"))?;
+            Dedupe::Memory(store) => Ok(Some(store.borrow_mut().claim(event_id, now))),
+            Dedupe::Claims(store) => {
+                let claim = store_method(store, "claim")?;
+                let ttl = JsValue::from_f64(dedupe::DEFAULT_CLAIM_TTL);
+                let won = claim.call2(store, &event_id.into(), &ttl)?;
+                if is_thenable(&won) {
+                    // Too late to wait: give a claim this call may have won back, so the event is not blocked.
+                    let (store, id) = (store.clone(), event_id.to_owned());
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let answer = interop::settle(won).await.ok();
+                        let answer = answer.map(|w| {
+                            Claim::from_store_answer(w.as_string().as_deref(), w.is_truthy())
+                        });
+                        if answer == Some(Claim::Won) {
+                            if let Ok(release) = store_method(&store, "release") {
+                                if let Ok(p) = release.call1(&store, &id.into()) {
+                                    let _ = interop::settle(p).await;
+                                }
+                            }
+                        }
+                    });
+                    return Err(invalid_options(
+                        "verifySync needs a dedupe store whose claim() is synchronous",
+                    ));
+                }
+                Ok(Some(Claim::from_store_answer(
+                    won.as_string().as_deref(),
+                    won.is_truthy(),
+                )))
+            }
+            Dedupe::CheckThenAdd(store) => {
+                let has = store_method(store, "has")?;
                 let seen = has.call1(store, &event_id.into())?;
-                if seen.has_type::<Promise>()
-                    || interop::function_option(&interop::option(&seen, "then")).is_some()
-                {
+                if is_thenable(&seen) {
                     return Err(invalid_options(
                         "verifySync needs a dedupe store whose has() is synchronous",
                     ));
                 }
-                Ok(Some(seen.is_truthy()))
+                Ok(Some(Claim::from_has(seen.is_truthy())))
             }
         }
     }
+}
+
+/// Sets `duplicate` (not the delivery that won the claim) and `inProgress` (a duplicate whose first delivery is
+/// still being handled) on a verified event.
+fn set_claim(event: &JsValue, claim: Claim) {
+    let _ = Reflect::set(event, &"duplicate".into(), &claim.is_duplicate().into());
+    let _ = Reflect::set(
+        event,
+        &"inProgress".into(),
+        &(claim == Claim::InProgress).into(),
+    );
+}
+
+fn is_thenable(value: &JsValue) -> bool {
+    value.has_type::<Promise>()
+        || interop::function_option(&interop::option(value, "then")).is_some()
 }

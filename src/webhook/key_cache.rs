@@ -12,7 +12,8 @@
 //!   JWKS) or past its stale time is fetched again before it is trusted (it serves only as the stale-if-error
 //!   fallback).
 //!
-//! Single-flight (concurrent lookups sharing one fetch) is the I/O layer's job: it keeps the one fetch in progress.
+//! Single flight (concurrent lookups sharing one fetch, safe across edge requests) is decided by
+//! [`super::key_fetch`]; the I/O layer only runs the fetch and the waits it asks for.
 
 use super::error::{err, ErrorCode, Result};
 use super::jwk::{KeySet, PublicKey};

@@ -22,6 +22,7 @@ mod error;
 pub mod jwk;
 pub mod jws;
 pub mod key_cache;
+pub mod key_fetch;
 pub mod signing;
 
 pub use claims::{EventIds, TimeWindow};

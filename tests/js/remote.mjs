@@ -185,6 +185,15 @@ export async function runRemoteSuite(docauto, fx, log = console.log) {
       await rejectsWith(v.verify(body, fx.goodToken), "jwks_unavailable");
     });
 
+    await t.run("remote: concurrent refreshKeys share one failing fetch and all reject (jwks_unavailable)", async () => {
+      srv.reset(fx.jwks.keys);
+      srv.mode = "500";
+      const v = new WebhookVerifier({ jwksUrl: jwksUrl(), now: fx.now });
+      const all = [v.refreshKeys(), v.refreshKeys(), v.verify(body, fx.goodToken)];
+      for (const p of all) await rejectsWith(p, "jwks_unavailable");
+      assert(srv.count === 1, `fetched ${srv.count} times`);
+    });
+
     await t.run("remote: a body that is not JSON is jwks_unavailable", async () => {
       srv.reset(fx.jwks.keys);
       srv.mode = "html";

@@ -196,19 +196,99 @@ export async function runSuite(docauto, fx, log = console.log) {
     }
   });
 
-  await t.run("dedupe: the second delivery after markProcessed(event) is flagged duplicate", async () => {
+  /** One receiver: verify, run the handler (which takes a while) only for a delivery that is not a duplicate, then
+   * confirm. */
+  const receiver = (verifier) => {
+    const r = { handled: 0 };
+    r.deliver = async (how) => {
+      const event = how === "request"
+        ? await verifier.verifyRequest(new Request("https://receiver.example/webhooks", {
+          method: "POST", headers: { "x-svc-signature": fx.goodToken }, body: fx.goodBody,
+        }))
+        : await verifier.verify(fx.goodBody, fx.goodToken);
+      if (!event.duplicate) {
+        r.handled++;
+        await new Promise((done) => setTimeout(done, 20)); // the handler's own work takes a while
+        await verifier.markProcessed(event);
+      }
+      return event;
+    };
+    return r;
+  };
+
+  await t.run("dedupe: three concurrent deliveries of one event run the handler exactly once", async () => {
+    const r = receiver(new WebhookVerifier({ ...base, dedupe: true }));
+    const events = await Promise.all([r.deliver("request"), r.deliver("request"), r.deliver("verify")]);
+    assert(r.handled === 1, `the handler ran ${r.handled} times`);
+    assert(events.filter((e) => e.duplicate === false).length === 1, "not exactly one delivery won the claim");
+    // The copies arrived while the winner's handler ran: in progress, so the receiver answers non-2xx.
+    assert(events.every((e) => e.inProgress === e.duplicate), "a concurrent copy was not flagged inProgress");
+    events.forEach((e) => checkEnvelope(e, fx.goodEnvelope));
+  });
+
+  await t.run("dedupe: a claimed event is a duplicate while handled; releaseClaim lets the retry through", async () => {
     const v2 = new WebhookVerifier({ ...base, dedupe: true });
     const first = await v2.verify(fx.goodBody, fx.goodToken);
     assert(first.duplicate === false, `first delivery duplicate=${first.duplicate}`);
-    const again = await v2.verify(fx.goodBody, fx.goodToken);
-    assert(again.duplicate === false, "flagged duplicate before markProcessed");
-    await v2.markProcessed(first);
+    assert(first.inProgress === false, "the winner flagged inProgress");
+    const during = await v2.verify(fx.goodBody, fx.goodToken);
+    assert(during.duplicate === true, "a delivery during the handler was not flagged duplicate");
+    assert(during.inProgress === true, "a delivery during the handler was not flagged inProgress");
+    await v2.releaseClaim(first); // the handler failed
+    const retry = await v2.verify(fx.goodBody, fx.goodToken);
+    assert(retry.duplicate === false, "the retry after releaseClaim was flagged duplicate");
+    await v2.markProcessed(retry);
+    await v2.releaseClaim(retry.eventId); // too late: a processed mark stays
     const third = await v2.verify(fx.goodBody, fx.goodToken);
     assert(third.duplicate === true, `after markProcessed duplicate=${third.duplicate}`);
+    assert(third.inProgress === false, "a processed duplicate flagged inProgress");
     checkEnvelope(third, fx.goodEnvelope);
+    assert(v2.verifySync(fx.goodBody, fx.goodToken).duplicate === true, "verifySync did not see the mark");
   });
 
-  await t.run("dedupe: markProcessed(eventId) and a pluggable store", async () => {
+  await t.run("dedupe: verifySync claims too (the second call is the duplicate)", () => {
+    const v2 = new WebhookVerifier({ ...base, dedupe: true });
+    assert(v2.verifySync(fx.goodBody, fx.goodToken).duplicate === false, "first verifySync flagged duplicate");
+    assert(v2.verifySync(fx.goodBody, fx.goodToken).duplicate === true, "second verifySync not flagged duplicate");
+  });
+
+  await t.run("dedupe: a claim store gets claim/add/release and two concurrent deliveries run once", async () => {
+    const held = new Map();
+    const calls = [];
+    const tick = () => new Promise((r) => setTimeout(r, 1));
+    const store = {
+      // Atomic the way a Redis SET NX is: the check and the write happen in one step, whatever the latency.
+      claim: (id, ttl) => {
+        calls.push(`claim:${id}:${ttl}`);
+        const state = held.get(id);
+        if (!state) held.set(id, "claimed");
+        return tick().then(() => (!state ? true : state === "processed" ? "processed" : false));
+      },
+      release: async (id) => {
+        calls.push(`release:${id}`);
+        if (held.get(id) === "claimed") held.delete(id);
+      },
+      add: async (id, ttl) => {
+        calls.push(`add:${id}:${ttl}`);
+        held.set(id, "processed");
+      },
+    };
+    const v2 = new WebhookVerifier({ ...base, dedupe: store });
+    const r = receiver(v2);
+    const [a, b] = await Promise.all([r.deliver("verify"), r.deliver("request")]);
+    assert(r.handled === 1, `the handler ran ${r.handled} times`);
+    assert(a.inProgress !== b.inProgress, "the concurrent copy was not flagged inProgress");
+    const later = await v2.verify(fx.goodBody, fx.goodToken);
+    assert(later.duplicate === true && later.inProgress === false, "claim() answering \"processed\" is not a processed duplicate");
+    const id = fx.goodEnvelope.eventId;
+    assert(calls.includes(`claim:${id}:60`), `claim(id, 60) not called (${calls})`);
+    assert(calls.includes(`add:${id}:604800`), `add(id, 604800) not called (${calls})`);
+    await v2.releaseClaim(id);
+    assert(calls.includes(`release:${id}`), `release(id) not called (${calls})`);
+    await rejectsWith(() => v2.verifySync(fx.goodBody, fx.goodToken), "invalid_options");
+  });
+
+  await t.run("dedupe: a check-then-add store (has/add) still works", async () => {
     const seen = new Set();
     const calls = [];
     const store = {
@@ -218,10 +298,19 @@ export async function runSuite(docauto, fx, log = console.log) {
     const v2 = new WebhookVerifier({ ...base, dedupe: store });
     const first = await v2.verify(fx.goodBody, fx.goodToken);
     assert(first.duplicate === false, "first delivery flagged duplicate");
+    await v2.releaseClaim(first); // nothing to release: a no-op
     await v2.markProcessed(fx.goodEnvelope.eventId);
     assert(seen.has(fx.goodEnvelope.eventId), `store.add not called (${calls})`);
     const second = await v2.verify(fx.goodBody, fx.goodToken);
     assert(second.duplicate === true, "second delivery not flagged duplicate");
+    assert(second.inProgress === false, "has() answers only processed ids: not inProgress");
+  });
+
+  await t.run("dedupe: a store with claim() but no release() is invalid_options; releaseClaim needs dedupe", async () => {
+    await rejectsWith(() => new WebhookVerifier({ ...base, dedupe: { claim: () => true, add: () => {} } }),
+      "invalid_options");
+    await rejectsWith(() => new WebhookVerifier({ ...base, dedupe: { add: () => {} } }), "invalid_options");
+    await rejectsWith(() => v.releaseClaim(fx.goodEnvelope.eventId), "invalid_options");
   });
 
   // Bounded reads: a body stream that counts what is pulled from it and whether it was cancelled.

@@ -8,6 +8,8 @@ import {
   type JsonWebKeySet,
   type OtherWebhookEventType,
   type VerifiedWebhookEvent,
+  type WebhookCheckThenAddStore,
+  type WebhookClaimStore,
   type WebhookDedupeStore,
   type WebhookEnvelope,
   type WebhookErrorCode,
@@ -20,10 +22,22 @@ const key: JsonWebKey = { kty: "EC", crv: "P-256", x: "x", y: "y", kid: "k1", al
 const jwks: JsonWebKeySet = { keys: [key] };
 
 const seen = new Set<string>();
-const store: WebhookDedupeStore = {
+const legacyStore: WebhookCheckThenAddStore = {
   has: async (id: string) => seen.has(id),
   add: (id: string) => void seen.add(id),
 };
+const claims = new Map<string, number>();
+const claimStore: WebhookClaimStore = {
+  claim: (id: string, ttlSeconds: number) => {
+    if ((claims.get(id) ?? 0) > Date.now()) return false;
+    claims.set(id, Date.now() + ttlSeconds * 1000);
+    return true;
+  },
+  release: async (id: string) => void claims.delete(id),
+  add: (id: string, ttlSeconds: number) => void claims.set(id, Date.now() + ttlSeconds * 1000),
+};
+const store: WebhookDedupeStore = claimStore;
+void legacyStore;
 
 const options: WebhookVerifierOptions = {
   baseUrl: "https://api.example",
@@ -80,8 +94,12 @@ async function handle(request: Request, raw: Uint8Array, header: string): Promis
       void run;
     }
     const dup: boolean | undefined = event.duplicate;
+    const inProgress: boolean | undefined = event.inProgress;
+    void inProgress;
     if (!dup) await byKeys.markProcessed(event);
     await byKeys.markProcessed(event.eventId);
+    await byKeys.releaseClaim(event);
+    await byKeys.releaseClaim(event.eventId);
     const fromString: VerifiedWebhookEvent = await byUrl.verify("{}", header);
     const fromBuffer: VerifiedWebhookEvent = await byUrl.verify(raw.buffer as ArrayBuffer, header);
     const fromRequest: VerifiedWebhookEvent = await byUrl.verifyRequest(request);

@@ -216,6 +216,11 @@ fn js_suites(t: &mut Tally) {
         ("deno", deno, 180),
         ("bun", bun, 180),
         ("workerd (miniflare)", node("tests/js/run-workerd.mjs"), 240),
+        (
+            "workerd edge isolates: slow key set, ended requests",
+            node("tests/js/edge-isolate.mjs"),
+            180,
+        ),
         ("vercel edge-runtime", node("tests/js/run-edge.mjs"), 180),
         (
             "chromium (playwright)",
