@@ -82,6 +82,9 @@ export function createApp({
         ...base, verified: true, duplicate: Boolean(event.duplicate), eventId: event.eventId, type: event.type,
         processingId: event.processingId, status: event.data?.status ?? null,
       });
+      // A copy that arrives while the first is still being handled gets 409, so the service delivers it again
+      // later (a 2xx would count as delivered, and the event would be lost if the first handler failed).
+      if (event.duplicate && event.inProgress) return Response.json({ error: "in_progress" }, { status: 409 });
       if (!event.duplicate) await verifier.markProcessed(event);
       return Response.json({ received: event.eventId });
     } catch (err) {
