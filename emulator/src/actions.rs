@@ -57,7 +57,6 @@ fn save(
     };
     let out = action_json(&a);
     st.actions.insert(a.id.clone(), a);
-    app.mark_dirty();
     Ok(Json(out))
 }
 

@@ -104,7 +104,6 @@ pub async fn observe(app: &App, run_id: &str, retries: bool) {
         }
         st.agent_runs.insert(run_id.to_string(), run);
     }
-    app.mark_dirty();
     crate::webhooks::deliver_agent_events(app, run_id, retries).await;
 }
 
@@ -286,7 +285,6 @@ pub async fn create(
                 .get(f)
                 .is_some_and(|f| file_status(f, now) == "ready")
         });
-        app.mark_dirty();
         if !prepared {
             let run = st
                 .agent_runs
@@ -462,7 +460,6 @@ pub async fn decide(
             }
         }
         resume(&mut st, &id);
-        app.mark_dirty();
     }
     hold(&app, &id, wait, false).await;
     let st = lock(&app.state);
@@ -551,7 +548,6 @@ pub async fn complete_task(
             }
         }
         resume(&mut st, &id);
-        app.mark_dirty();
     }
     hold(&app, &id, wait, false).await;
     let st = lock(&app.state);

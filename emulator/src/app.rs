@@ -29,6 +29,11 @@ pub enum FaultKind {
     Upstream(u16),
 }
 
+/// Webhook delivery attempts sent at once; the others wait for a slot. Without a bound, a sweep that purges
+/// thousands of runs opens one connection per `processing.expired` at the same instant (and the client pool then
+/// keeps them all idle with their buffers): under the load check that was the peak of the process's memory.
+pub const DELIVERY_CONCURRENCY: usize = 32;
+
 /// The running emulator.
 pub struct App {
     /// Configuration.
@@ -47,7 +52,8 @@ pub struct App {
     exhausted: Mutex<std::collections::HashSet<String>>,
     /// Outgoing client.
     pub http: HttpClient,
-    dirty: AtomicBool,
+    /// Webhook attempts in flight at once (see [`DELIVERY_CONCURRENCY`]).
+    pub delivery_slots: tokio::sync::Semaphore,
     snapshot_due: AtomicBool,
     journal: tokio::sync::Mutex<Option<crate::store::Journal>>,
 }
@@ -77,7 +83,7 @@ impl App {
             faults: Mutex::new(Vec::new()),
             exhausted: Mutex::new(std::collections::HashSet::new()),
             http,
-            dirty: AtomicBool::new(true),
+            delivery_slots: tokio::sync::Semaphore::new(DELIVERY_CONCURRENCY),
             snapshot_due: AtomicBool::new(false),
             journal: tokio::sync::Mutex::new(None),
         }
@@ -190,12 +196,6 @@ impl App {
             ));
         }
         Ok(())
-    }
-
-    /// Kept for the call sites that change state: every change is tracked per entry by
-    /// [`crate::state::Tracked`] and written by [`App::persist`].
-    pub fn mark_dirty(&self) {
-        self.dirty.store(true, Ordering::SeqCst);
     }
 
     /// The next [`App::persist`] writes a whole snapshot and empties the journal (a clean stop).

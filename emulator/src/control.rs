@@ -150,7 +150,6 @@ pub async fn agent_run_control(
             )
         })?;
     }
-    app.mark_dirty();
     crate::agent_runs::observe(&app, &id, false).await;
     let st = crate::util::lock(&app.state);
     let run = st

@@ -286,7 +286,6 @@ pub async fn resolve_ref(
                 f.ready_ms = ready;
                 f.source_url = Some(url.to_string());
             }
-            app.mark_dirty();
             Ok(id)
         }
         (None, None) => Err(ApiError::field(path, "must carry url or id")),
@@ -355,7 +354,6 @@ pub async fn create(
     };
     let out = file_json(&app, &rec);
     lock(&app.state).files.insert(rec.id.clone(), rec);
-    app.mark_dirty();
     Ok((StatusCode::OK, Json(out)).into_response())
 }
 
@@ -423,7 +421,6 @@ pub async fn upload(
     f.bytes = body.to_vec();
     f.status = "processing".into();
     f.ready_ms = now + app.delay_ms(PREPARE_MS);
-    app.mark_dirty();
     Ok(StatusCode::OK.into_response())
 }
 

@@ -86,7 +86,6 @@ pub async fn create(
     };
     let out = session_json(&app, &s);
     lock(&app.state).realtime.insert(s.id.clone(), s);
-    app.mark_dirty();
     Ok(Json(out))
 }
 
@@ -121,7 +120,6 @@ pub async fn get(
             o.insert("transcript".into(), Value::Array(s.transcript.clone()));
         }
     }
-    app.mark_dirty();
     Ok(Json(v))
 }
 
@@ -281,14 +279,12 @@ fn record(app: &Shared, id: &str, samples: usize, finals: &[Value]) {
             );
         }
     }
-    app.mark_dirty();
 }
 
 fn close_session(app: &Shared, id: &str) {
     if let Some(s) = lock(&app.state).realtime.get_mut(id) {
         s.status = "closed".into();
     }
-    app.mark_dirty();
 }
 
 async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
@@ -322,7 +318,6 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
             }
         }
     };
-    app.mark_dirty();
     let _ = app.persist().await;
     let (id, rate) = match claimed {
         Ok(x) => x,

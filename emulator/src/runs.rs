@@ -53,13 +53,34 @@ pub fn started(run: &CapRun, out: &mut Outbox) {
     );
 }
 
+/// The run's processing time is over and its completion is not yet recorded.
+fn finish_due(run: &CapRun, now: i64) -> bool {
+    run.status == "processing" && now >= run.done_ms && !run.deleted
+}
+
+/// The run passed its ttl and is not yet purged (deleted runs and open sign envelopes are never purged).
+fn purge_due(run: &CapRun, now: i64) -> bool {
+    run.expires_ms.is_some_and(|e| now >= e)
+        && run.purged_ms.is_none()
+        && !run.deleted
+        && run.status != "needs_input"
+}
+
 /// Brings a run up to date (finish, purge) and returns the events it fired.
 pub fn materialize(st: &mut State, id: &str, now: i64) -> Outbox {
     let mut out = Outbox::new();
+    // nothing due: the record is left untouched (not re-inserted, so not journaled again by every poll of a `wait`)
+    if !st
+        .runs
+        .get(id)
+        .is_some_and(|r| finish_due(r, now) || purge_due(r, now))
+    {
+        return out;
+    }
     let Some(mut run) = st.runs.remove(id) else {
         return out;
     };
-    if run.status == "processing" && now >= run.done_ms && !run.deleted {
+    if finish_due(&run, now) {
         run.status = if run.error.is_some() {
             "failed".into()
         } else {
@@ -112,11 +133,7 @@ pub fn materialize(st: &mut State, id: &str, now: i64) -> Outbox {
         push(&mut out, &run, ev);
         run.finished_events = true;
     }
-    let purge_due = run.expires_ms.is_some_and(|e| now >= e)
-        && run.purged_ms.is_none()
-        && !run.deleted
-        && run.status != "needs_input";
-    if purge_due {
+    if purge_due(&run, now) {
         purge_data(st, &mut run);
         run.status = "expired".into();
         run.purged_ms = Some(now);
@@ -136,19 +153,14 @@ pub fn materialize(st: &mut State, id: &str, now: i64) -> Outbox {
 pub const SWEEP_MS: u64 = 1000;
 
 /// One sweep: every run due is brought up to date (so ttl purges and `processing.expired` happen without a read),
-/// and the records of runs purged more than [`PURGE_GRACE_MS`] ago are dropped (a read of them was already a 404;
-/// a `DELETE` of such an id is now 404 too). Returns the events to dispatch.
+/// and the records of runs purged or deleted more than [`PURGE_GRACE_MS`] ago are dropped with the idempotency keys
+/// that named them (a read of them was already a 404; a `DELETE` of such an id is now 404 too). Returns the events
+/// to dispatch.
 pub fn sweep(st: &mut State, now: i64) -> Outbox {
     let due: Vec<String> = st
         .runs
         .values()
-        .filter(|r| {
-            (r.status == "processing" && now >= r.done_ms && !r.deleted)
-                || (r.purged_ms.is_none()
-                    && !r.deleted
-                    && r.status != "needs_input"
-                    && r.expires_ms.is_some_and(|e| now >= e))
-        })
+        .filter(|r| finish_due(r, now) || purge_due(r, now))
         .map(|r| r.id.clone())
         .collect();
     let mut out = Outbox::new();
@@ -158,11 +170,22 @@ pub fn sweep(st: &mut State, now: i64) -> Outbox {
     let gone: Vec<String> = st
         .runs
         .values()
-        .filter(|r| r.purged_ms.is_some_and(|p| now >= p + PURGE_GRACE_MS))
+        .filter(|r| {
+            let deleted = r.deleted.then_some(r.deleted_ms.unwrap_or(r.created_ms));
+            r.purged_ms
+                .or(deleted)
+                .is_some_and(|t| now >= t + PURGE_GRACE_MS)
+        })
         .map(|r| r.id.clone())
         .collect();
-    for id in gone {
-        st.runs.remove(&id);
+    if !gone.is_empty() {
+        for id in &gone {
+            st.runs.remove(id);
+        }
+        // the idempotency keys that named a dropped run go with it (else the key map grows with every keyed run
+        // ever made); a later request with such a key creates a new run
+        let gone: std::collections::HashSet<String> = gone.into_iter().collect();
+        st.idempotency.retain(|_, run_id| !gone.contains(run_id));
     }
     out
 }
@@ -292,6 +315,7 @@ pub fn close_space_if_expired(app: &Shared, sid: &str) -> Outbox {
         if let Some(mut r) = st.runs.remove(&id) {
             purge_data(&mut st, &mut r);
             r.deleted = true;
+            r.deleted_ms = Some(now);
             st.runs.insert(id, r);
         }
     }
@@ -308,7 +332,6 @@ pub fn close_space_if_expired(app: &Shared, sid: &str) -> Outbox {
         };
         out.push((space.org.clone(), WebhookRef::Id(e.id.clone()), ev));
     }
-    app.mark_dirty();
     out
 }
 
@@ -336,9 +359,6 @@ fn load(app: &Shared, c: &Caller, id: &str) -> ApiResult<CapRun> {
         let out = materialize(&mut st, id, now);
         (st.runs.get(id).cloned(), out)
     };
-    if !out.is_empty() {
-        app.mark_dirty();
-    }
     dispatch(app, out);
     let run = res.ok_or_else(|| ApiError::not_found("run"))?;
     if run.deleted {
@@ -542,7 +562,6 @@ pub async fn cancel(
         st.runs.insert(id.clone(), r);
         v
     };
-    app.mark_dirty();
     dispatch(&app, out);
     Ok(Json(rendered))
 }
@@ -562,11 +581,13 @@ pub async fn delete(
         return Err(ApiError::not_found("run"));
     };
     purge_data(&mut st, &mut run);
+    if !run.deleted {
+        run.deleted_ms = Some(app.now_ms());
+    }
     run.deleted = true;
     run.metadata = None;
     run.config = Value::Null;
     st.runs.insert(id, run);
-    app.mark_dirty();
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -695,7 +716,6 @@ pub async fn keep(
         }
     }
     let v = run_json(&app, &st, &snapshot);
-    app.mark_dirty();
     Ok(Json(v))
 }
 

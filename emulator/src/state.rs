@@ -328,6 +328,10 @@ pub struct CapRun {
     pub purged_ms: Option<i64>,
     /// Deleted explicitly (404, delete stays 204).
     pub deleted: bool,
+    /// When it was deleted (its record is dropped [`crate::runs::PURGE_GRACE_MS`] later; None in state files
+    /// written before this field: the grace then counts from creation).
+    #[serde(default)]
+    pub deleted_ms: Option<i64>,
     /// Input file ids (for `file.processed`).
     #[serde(default)]
     pub inputs: Vec<String>,

@@ -97,7 +97,6 @@ pub async fn create(
     };
     let out = endpoint_json(&e);
     st.endpoints.insert(e.id.clone(), e);
-    app.mark_dirty();
     Ok(Json(out))
 }
 
@@ -160,7 +159,6 @@ pub async fn patch(
         e.disabled = d;
     }
     let out = endpoint_json(e);
-    app.mark_dirty();
     Ok(Json(out))
 }
 
@@ -174,7 +172,6 @@ pub async fn delete(
     own(&mut st, &c.org, &id)?;
     st.endpoints.remove(&id);
     st.deliveries.remove(&id);
-    app.mark_dirty();
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -282,6 +279,8 @@ async fn attempt(app: &App, org: &str, w: &WebhookRef, ev: &mut PendingEvent) ->
     let Some((url, endpoint)) = target(&lock(&app.state), org, w, &ev.kind) else {
         return Attempt::Dropped;
     };
+    // at most DELIVERY_CONCURRENCY attempts on the wire (never closed, so an error cannot happen; then no bound)
+    let _slot = app.delivery_slots.acquire().await;
     ev.attempts += 1;
     let body = envelope(ev);
     let now = app.now_ms();
@@ -332,7 +331,6 @@ async fn attempt(app: &App, org: &str, w: &WebhookRef, ev: &mut PendingEvent) ->
             },
         );
         rows.truncate(DELIVERIES_KEPT);
-        app.mark_dirty();
     }
     if ok {
         Attempt::Delivered
@@ -361,7 +359,6 @@ pub async fn deliver_agent_events(app: &App, run_id: &str, retries: bool) {
         }
         (evs, run.webhook.clone(), run.org.clone())
     };
-    app.mark_dirty();
     let Some(w) = w else { return };
     let jobs = events.into_iter().map(|mut ev| {
         let w = w.clone();
@@ -391,7 +388,6 @@ pub async fn deliver_agent_events(app: &App, run_id: &str, retries: bool) {
             keep.append(&mut run.pending_events);
             run.pending_events = keep;
         }
-        app.mark_dirty();
     }
 }
 

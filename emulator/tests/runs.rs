@@ -369,3 +369,116 @@ async fn space_past_expires_at_closes_lazily_once_and_fires_space_expired() {
         json!({"spaceId": sid, "name": "Q1", "expiresAt": "2000-01-01T00:00:00.000Z"})
     );
 }
+
+/// Issue 14, item 6 (memory returns to a plateau): runs that are created, deleted or purged and then outlive the
+/// 24 h grace leave nothing behind, neither their records (deleted ones too) nor the idempotency keys that named
+/// them; the state after each cycle holds no more than one cycle's worth.
+#[tokio::test]
+async fn purge_cycles_leave_no_run_records_or_idempotency_keys_behind() {
+    let h = start_fast().await;
+    let f = ready_file(&h).await;
+    let sweep_now = |h: &docauto_emulator::Handle| {
+        let now = h.app.now_ms();
+        let out = docauto_emulator::runs::sweep(&mut h.app.state.lock().unwrap(), now);
+        docauto_emulator::runs::dispatch(&h.app, out);
+    };
+    let held = |h: &docauto_emulator::Handle| {
+        let st = h.app.state.lock().unwrap();
+        (st.runs.len(), st.idempotency.len(), st.files.len())
+    };
+    const PER_CYCLE: usize = 12;
+    let mut first_id = String::new();
+    for cycle in 0..5 {
+        for i in 0..PER_CYCLE {
+            let key = format!("cycle{cycle}-{i}");
+            let r = call(
+                &h,
+                "POST",
+                "/v1/parse?wait=0",
+                Some(KEY),
+                Some(json!({"file": {"id": f}, "ttl": 60})),
+                &[("idempotency-key", &key)],
+            )
+            .await;
+            assert!(r.status == 200 || r.status == 202, "{:?}", r.body);
+            let id = r.body["id"].as_str().unwrap().to_string();
+            if cycle == 0 && i == 0 {
+                first_id = id.clone();
+            }
+            if i % 2 == 0 {
+                let d = call(
+                    &h,
+                    "DELETE",
+                    &format!("/v1/runs/{id}"),
+                    Some(KEY),
+                    None,
+                    &[],
+                )
+                .await;
+                assert_eq!(d.status, 204);
+            }
+        }
+        // this cycle's runs pass their ttl (purged) and the previous cycle's pass their grace (dropped)
+        post(
+            &h,
+            "/__emulator/clock/advance",
+            json!({"seconds": 25 * 3600}),
+        )
+        .await;
+        sweep_now(&h);
+        let (runs, keys, files) = held(&h);
+        assert!(
+            runs <= PER_CYCLE && keys <= PER_CYCLE,
+            "cycle {cycle}: {runs} run records and {keys} idempotency keys held, at most one cycle's worth expected"
+        );
+        assert_eq!(files, 1, "only the registered file stays");
+    }
+    post(
+        &h,
+        "/__emulator/clock/advance",
+        json!({"seconds": 25 * 3600}),
+    )
+    .await;
+    sweep_now(&h);
+    assert_eq!(held(&h), (0, 0, 1), "runs, idempotency keys, files");
+    // the key of a dropped run is free again: a retry with it makes a new run instead of replaying a 404
+    let again = call(
+        &h,
+        "POST",
+        "/v1/parse?wait=0",
+        Some(KEY),
+        Some(json!({"file": {"id": f}, "ttl": 60})),
+        &[("idempotency-key", "cycle0-0")],
+    )
+    .await;
+    assert!(
+        again.status == 200 || again.status == 202,
+        "{:?}",
+        again.body
+    );
+    assert_eq!(again.header("idempotent-replay"), None);
+    assert_ne!(again.body["id"].as_str().unwrap(), first_id);
+}
+
+/// A read (each poll of a `wait`) of a run with nothing due leaves its record untouched, so `--state` does not
+/// journal the unchanged run again; a read once it is due records the change.
+#[tokio::test]
+async fn reading_a_run_with_nothing_due_marks_no_change() {
+    let h = start(&["--control", "--time-scale", "1", "--rate-limit", "100000"]).await;
+    let f = ready_file(&h).await;
+    let r = parse_run(&h, &f, json!({}), "?wait=0").await;
+    let id = r.body["id"].as_str().unwrap().to_string();
+    let now = h.app.now_ms();
+    {
+        let mut st = h.app.state.lock().unwrap();
+        docauto_emulator::store::clear_changes(&mut st);
+        let out = docauto_emulator::runs::materialize(&mut st, &id, now);
+        assert!(out.is_empty());
+        assert_eq!(st.runs.marks(), 0, "an unchanged run is not marked");
+        assert_eq!(st.runs[&id].status, "processing");
+        let out = docauto_emulator::runs::materialize(&mut st, &id, now + 60_000);
+        assert!(out.is_empty(), "no webhook, no events");
+        assert_eq!(st.runs.marks(), 1, "the finished run is marked");
+        assert_eq!(st.runs[&id].status, "processed");
+    }
+}

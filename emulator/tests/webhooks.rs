@@ -531,3 +531,65 @@ async fn blocking_again_after_a_completion_fires_waiting_again() {
         json!({"approvals": 1, "tasks": 0, "summary": "Waiting on a person: approve send_email (before)."})
     );
 }
+
+/// Issue 14, item 6: a burst of events (here 60 runs created at once, each firing `processing.started` and its
+/// completion events) never has more than `DELIVERY_CONCURRENCY` attempts on the wire; every event still arrives.
+/// Unbounded, each event opened its own connection at the same instant and the pool then kept them all.
+#[tokio::test]
+async fn a_burst_of_events_keeps_at_most_delivery_concurrency_attempts_in_flight() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let (now, max, total) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+    );
+    let (n2, m2, t2) = (now.clone(), max.clone(), total.clone());
+    let app = axum::Router::new().fallback(move || {
+        let (now, max, total) = (n2.clone(), m2.clone(), t2.clone());
+        async move {
+            let inflight = now.fetch_add(1, Ordering::SeqCst) + 1;
+            max.fetch_max(inflight, Ordering::SeqCst);
+            // held long enough that, without a bound, every event of the burst overlaps
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            now.fetch_sub(1, Ordering::SeqCst);
+            total.fetch_add(1, Ordering::SeqCst);
+            axum::http::StatusCode::OK
+        }
+    });
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", l.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
+    let h = start_fast().await;
+    let f = ready_file(&h).await;
+    const RUNS: usize = 60;
+    let creations = (0..RUNS).map(|_| {
+        post(
+            &h,
+            "/v1/parse?wait=0",
+            json!({"file": {"id": f}, "webhook": {"url": url}}),
+        )
+    });
+    for r in futures_util::future::join_all(creations).await {
+        assert!(r.status == 200 || r.status == 202, "{:?}", r.body);
+    }
+    // processing.started, file.processed, run.completed, processing.completed per run
+    let expected = RUNS * 4;
+    for _ in 0..600 {
+        if total.load(Ordering::SeqCst) >= expected {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        total.load(Ordering::SeqCst),
+        expected,
+        "every event arrives"
+    );
+    let max = max.load(Ordering::SeqCst);
+    assert!(
+        max <= docauto_emulator::app::DELIVERY_CONCURRENCY,
+        "{max} attempts in flight at once"
+    );
+    assert!(max > 1, "the burst was delivered concurrently ({max})");
+}

@@ -257,6 +257,7 @@ async fn finish(
             envelope,
             purged_ms: None,
             deleted: false,
+            deleted_ms: None,
             finished_events: false,
             inputs: inputs.iter().map(|i| i.id.clone()).collect(),
             seq,
@@ -268,7 +269,6 @@ async fn finish(
     };
     // committed with the run: concurrent holders of the key replay it from here on
     drop(cm.reservation);
-    app.mark_dirty();
     runs::dispatch(app, out);
     let Some(run) = run else {
         return Err(ApiError::internal("run vanished"));
@@ -284,7 +284,6 @@ async fn finish(
         tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
         let now = bg.now_ms();
         let out = runs::materialize(&mut lock(&bg.state), &rid, now);
-        bg.mark_dirty();
         let _ = bg.persist().await;
         runs::dispatch(&bg, out);
     });

@@ -143,7 +143,6 @@ pub async fn envelope_sign(
             .ok_or_else(|| ApiError::not_found("envelope"))?;
         json!({"object": "envelope", "runId": r.id, "status": r.status, "signers": r.envelope.as_ref().and_then(|e| e.get("signers")).cloned()})
     };
-    app.mark_dirty();
     runs::dispatch(&app, out);
     Ok(Json(v))
 }
