@@ -5,6 +5,7 @@ pub mod client;
 pub mod options;
 #[cfg(feature = "realtime")]
 pub mod realtime;
+pub mod url;
 pub mod webhook;
 
 /// The JS API (wasm-bindgen exports). Public only so the wasm tests can reach it; JS users import the npm package.

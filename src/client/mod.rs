@@ -42,7 +42,8 @@ pub mod realtime;
 pub mod request;
 pub mod retry;
 pub mod runs;
-pub mod url;
+/// URL rules (origins, encoding, the https-or-loopback rule), shared with the webhook verifier.
+pub use crate::url;
 pub mod validate;
 pub mod verbs;
 pub mod webhooks;

@@ -309,35 +309,11 @@ pub fn file_ids(path: &str, ids: &[String]) -> Result<(), ApiError> {
 /// # Errors
 /// `invalid_request` at `path`.
 pub fn https_url(path: &str, url: &str) -> Result<(), ApiError> {
-    let ok = match super::url::origin(url) {
-        Some(origin) => match origin.strip_prefix("http://") {
-            None => origin.starts_with("https://"),
-            Some(authority) => {
-                let host = authority
-                    .rsplit_once(':')
-                    .map_or(authority, |(host, _)| host);
-                host == "localhost" || host == "[::1]" || is_loopback_v4(host)
-            }
-        },
-        None => false,
-    };
-    if !ok {
+    if !crate::url::is_https_or_loopback(url) {
         return Err(invalid(
             path,
             "must be an absolute https URL (http only on localhost)",
         ));
     }
     Ok(())
-}
-
-fn is_loopback_v4(host: &str) -> bool {
-    let parts: Vec<&str> = host.split('.').collect();
-    parts.len() == 4
-        && parts.first() == Some(&"127")
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.len() <= 3
-                && p.bytes().all(|b| b.is_ascii_digit())
-                && p.parse::<u8>().is_ok()
-        })
 }

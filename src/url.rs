@@ -1,6 +1,8 @@
 //! Minimal URL handling: origins (for the Authorization rule), percent-encoding of path
-//! segments and query pairs. Deliberately strict: a URL this parser is unsure about has no
-//! origin, and a URL without an origin never receives the API key.
+//! segments and query pairs, and the one rule for URLs that must be https (http only on this
+//! machine's loopback): webhook endpoints the client registers, the key set the verifier fetches.
+//! Deliberately strict: a URL this parser is unsure about has no origin, and a URL without an
+//! origin never receives the API key.
 
 /// The normalized origin `scheme://host:port` of an absolute `http`/`https` URL, or `None`.
 ///
@@ -120,6 +122,37 @@ pub fn encode_query(pairs: &[(String, String)]) -> String {
         .join("&")
 }
 
+/// Whether `url` is an absolute `https` URL, or an `http` URL on this machine's loopback
+/// (`localhost`, `127.0.0.0/8`, `[::1]`): the rule for webhook endpoints and key-set URLs. A URL
+/// without an origin (see [`origin`]) never passes.
+pub fn is_https_or_loopback(url: &str) -> bool {
+    let Some(origin) = origin(url) else {
+        return false;
+    };
+    match origin.strip_prefix("http://") {
+        None => origin.starts_with("https://"),
+        Some(authority) => {
+            let host = authority
+                .rsplit_once(':')
+                .map_or(authority, |(host, _)| host);
+            host == "localhost" || host == "[::1]" || is_loopback_v4(host)
+        }
+    }
+}
+
+fn is_loopback_v4(host: &str) -> bool {
+    let mut parts = 0;
+    for part in host.split('.') {
+        parts += 1;
+        let digits =
+            !part.is_empty() && part.len() <= 3 && part.bytes().all(|b| b.is_ascii_digit());
+        if !digits || part.parse::<u8>().is_err() || (parts == 1 && part != "127") {
+            return false;
+        }
+    }
+    parts == 4
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +204,31 @@ mod tests {
             path_for_log("https://store.example/u/1?X-Sig=secret"),
             "https://store.example/u/1"
         );
+    }
+
+    #[test]
+    fn https_or_loopback_admits_https_and_http_on_this_machine_only() {
+        for ok in [
+            "https://hooks.example/x",
+            "http://localhost:8080/jwks",
+            "http://127.0.0.1/x",
+            "http://127.1.2.3:9/x",
+            "http://[::1]:3000/x",
+        ] {
+            assert!(is_https_or_loopback(ok), "{ok}");
+        }
+        for bad in [
+            "http://hooks.example/x",
+            "http://127.0.0.1.evil.example/x",
+            "http://localhost.evil.example/x",
+            "http://128.0.0.1/x",
+            "http://127.0.0/x",
+            "http://user@localhost/x",
+            "ftp://localhost/x",
+            "https://",
+            "localhost/x",
+        ] {
+            assert!(!is_https_or_loopback(bad), "{bad}");
+        }
     }
 }
