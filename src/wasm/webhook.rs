@@ -1,8 +1,7 @@
-//! `WebhookVerifier` for JS: decode the inputs, run the core's checks, verify the signature with WebCrypto where the
-//! runtime has it (p256 otherwise and in `verifySync`), encode the event.
+//! `WebhookVerifier` for JS: decode the inputs, run the core's checks with the signature answered by the runtime's
+//! host crypto (`node:crypto`, WebCrypto or p256 in wasm: see [`super::host_crypto`]), encode the event.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect, Uint8Array};
@@ -10,11 +9,13 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
+use super::host_crypto::{Call, HostCrypto};
 use super::interop::{self, RawBody};
-use super::platform::{self, MessageLike, Subtle};
+use super::platform::{self, MessageLike};
 use crate::webhook::body_limit;
 use crate::webhook::dedupe::MemoryDedupe;
 use crate::webhook::jwk::{KeySet, PublicKey};
+use crate::webhook::jws::CompactJws;
 use crate::webhook::key_cache::{self, KeyCache, KeysAge, Lookup};
 use crate::webhook::{
     claims, jws, ErrorCode, EventIds, TimeWindow, JWKS_PATH, JWKS_UNAVAILABLE, SIGNATURE_HEADER,
@@ -50,7 +51,7 @@ enum Dedupe {
 
 struct Inner {
     cache: RefCell<KeyCache>,
-    crypto_keys: RefCell<HashMap<String, JsValue>>,
+    hosts: HostCrypto,
     inflight: RefCell<Option<Promise>>,
     jwks_url: Option<String>,
     fetch: Option<Function>,
@@ -59,9 +60,6 @@ struct Inner {
     tolerance: f64,
     clock: Clock,
     dedupe: Dedupe,
-    subtle: Option<Subtle>,
-    verify_params: JsValue,
-    import_params: JsValue,
 }
 
 /// Verifies the API's signed webhooks (ES256 JWS in `x-svc-signature`) against its JWKS.
@@ -238,14 +236,10 @@ impl WebhookVerifier {
             ));
         };
 
-        let verify_params =
-            platform::object(&[("name", "ECDSA".into()), ("hash", "SHA-256".into())]);
-        let import_params =
-            platform::object(&[("name", "ECDSA".into()), ("namedCurve", "P-256".into())]);
         Ok(Self {
             inner: Rc::new(Inner {
                 cache: RefCell::new(cache),
-                crypto_keys: RefCell::new(HashMap::new()),
+                hosts: HostCrypto::detect(),
                 inflight: RefCell::new(None),
                 jwks_url,
                 fetch,
@@ -254,9 +248,6 @@ impl WebhookVerifier {
                 tolerance,
                 clock,
                 dedupe,
-                subtle: platform::subtle(),
-                verify_params,
-                import_params,
             }),
         })
     }
@@ -276,13 +267,21 @@ impl WebhookVerifier {
                 "signature header must be a string",
             ));
         };
-        let body = jws::parse_compact(&header)
+        let parsed = jws::parse_compact(&header)
             .map_err(interop::webhook_error)
-            .and_then(|_| bounded_raw_body(&raw_body, self.inner.max_body));
-        let body = match body {
-            Ok(body) => body,
+            .and_then(|token| Ok((token, bounded_raw_body(&raw_body, self.inner.max_body)?)));
+        let (token, body) = match parsed {
+            Ok(parsed) => parsed,
             Err(e) => return Promise::reject(&e),
         };
+        // A host that answers at once and a key held: settled here, without a Rust future.
+        if let Some(result) = self.inner.verify_now(&token, &body) {
+            return match result {
+                Ok(event) => Promise::resolve(&event),
+                Err(e) => Promise::reject(&e),
+            };
+        }
+        drop(token);
         let inner = self.inner.clone();
         future_to_promise(async move { inner.verify(body, header).await })
     }
@@ -334,7 +333,8 @@ impl WebhookVerifier {
         })
     }
 
-    /// Verifies synchronously with keys already held (static keys, or a key set fetched earlier), using p256.
+    /// Verifies synchronously with keys already held (static keys, or a key set fetched earlier): the signature is
+    /// checked by `node:crypto` where the package entry provides it (Node, Bun, Deno), by p256 in wasm elsewhere.
     #[wasm_bindgen(js_name = verifySync, unchecked_return_type = "VerifiedWebhookEvent")]
     pub fn verify_sync(
         &self,
@@ -358,14 +358,13 @@ impl WebhookVerifier {
                     "no key set is held yet: use verify(), or refreshKeys() first",
                 )
             })?;
-            crate::webhook::verify_with_keys(keys, &body.bytes, &header, window)
-                .map_err(interop::webhook_error)?
+            let hosts = &self.inner.hosts;
+            crate::webhook::verify_with_host(keys, &body.bytes, &header, window, |key, token| {
+                hosts.answer_now(Call::Sync, key, token)
+            })
+            .map_err(interop::webhook_error)?
         };
-        let event = event_value(&body)?;
-        if let Some(duplicate) = self.inner.is_duplicate_sync(&ids.event_id, window.now)? {
-            let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
-        }
-        Ok(event)
+        self.inner.event(&body, &ids, window.now)
     }
 
     /// The keys held now, as a JWKS document (`{ keys: [] }` before the first fetch).
@@ -597,12 +596,6 @@ fn event_value(body: &RawBody) -> Result<JsValue, JsValue> {
         })
 }
 
-/// What signature check to run after the key lookup.
-enum Check {
-    WebCrypto(JsValue),
-    P256(PublicKey),
-}
-
 impl Inner {
     fn window(&self) -> Result<TimeWindow, JsValue> {
         let now = clock_now(&self.clock)?;
@@ -612,36 +605,53 @@ impl Inner {
         })
     }
 
+    /// `verify` settled at once: when the host answers without waiting, no fetch is running or due, the key is
+    /// held and the dedupe store (if any) is the in-memory one. `None`: take the async path.
+    fn verify_now(
+        &self,
+        token: &CompactJws<'_>,
+        body: &RawBody,
+    ) -> Option<Result<JsValue, JsValue>> {
+        if !self.hosts.answers_now(Call::Async)
+            || matches!(self.dedupe, Dedupe::Store(_))
+            || self.inflight.borrow().is_some()
+        {
+            return None;
+        }
+        let window = match self.window() {
+            Ok(window) => window,
+            Err(e) => return Some(Err(e)),
+        };
+        let ids = {
+            let cache = self.cache.borrow();
+            let Lookup::Found(key) = cache.lookup(token.kid(), window.now, false) else {
+                return None;
+            };
+            let answer = self.hosts.answer_now(Call::Async, key, token);
+            crate::webhook::check_token(key, token, answer, &body.bytes, window)
+        };
+        Some(
+            ids.map_err(interop::webhook_error)
+                .and_then(|ids| self.event(body, &ids, window.now)),
+        )
+    }
+
+    /// The event envelope handed to the caller, flagged `duplicate` when dedupe (in memory) has seen it.
+    fn event(&self, body: &RawBody, ids: &EventIds, now: f64) -> Result<JsValue, JsValue> {
+        let event = event_value(body)?;
+        if let Some(duplicate) = self.is_duplicate_sync(&ids.event_id, now)? {
+            let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
+        }
+        Ok(event)
+    }
+
     async fn verify(self: Rc<Self>, body: RawBody, header: String) -> Result<JsValue, JsValue> {
         let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
-        let check = self.key_for(token.kid()).await?;
-        match check {
-            Check::WebCrypto(key) => {
-                let signature = token.signature_bytes();
-                let verdict =
-                    match self.subtle.as_ref().map(|s| {
-                        s.verify(&self.verify_params, &key, &signature, token.signing_input())
-                    }) {
-                        Some(Ok(p)) => JsFuture::from(p).await.ok().and_then(|v| v.as_bool()),
-                        _ => None,
-                    };
-                match verdict {
-                    Some(true) => {}
-                    Some(false) => {
-                        return Err(interop::webhook_failure(
-                            ErrorCode::InvalidSignature,
-                            "signature does not verify under the named key",
-                        ))
-                    }
-                    // WebCrypto refused to run: check the signature in wasm instead.
-                    None => self.verify_p256(&token)?,
-                }
-            }
-            Check::P256(key) => key.verify(&token).map_err(interop::webhook_error)?,
-        }
+        let key = self.key_for(token.kid()).await?;
+        let answer = self.hosts.answer(Call::Async, &key, &token).await;
         let window = self.window()?;
-        let ids: EventIds =
-            claims::check(token.payload(), &body.bytes, window).map_err(interop::webhook_error)?;
+        let ids: EventIds = crate::webhook::check_token(&key, &token, answer, &body.bytes, window)
+            .map_err(interop::webhook_error)?;
         let event = event_value(&body)?;
         if let Some(duplicate) = self.is_duplicate(&ids.event_id, window.now).await? {
             let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
@@ -649,17 +659,8 @@ impl Inner {
         Ok(event)
     }
 
-    fn verify_p256(&self, token: &jws::CompactJws<'_>) -> Result<(), JsValue> {
-        let cache = self.cache.borrow();
-        let key = cache
-            .keys()
-            .and_then(|keys| keys.get(token.kid()))
-            .ok_or_else(|| interop::webhook_error(UNKNOWN_KEY))?;
-        key.verify(token).map_err(interop::webhook_error)
-    }
-
     /// Finds the key for `kid`, fetching the key set when the cache policy says so.
-    async fn key_for(self: &Rc<Self>, kid: &str) -> Result<Check, JsValue> {
+    async fn key_for(self: &Rc<Self>, kid: &str) -> Result<PublicKey, JsValue> {
         // A fetch already under way is joined first: its outcome is what this lookup needs (the cooldown would
         // otherwise answer "unavailable" to a call that arrives while the first fetch is still running).
         let mut after_fetch = false;
@@ -685,27 +686,7 @@ impl Inner {
                 }
             }
         };
-        let Some(subtle) = &self.subtle else {
-            return Ok(Check::P256(key));
-        };
-        if let Some(crypto_key) = self.crypto_keys.borrow().get(kid) {
-            return Ok(Check::WebCrypto(crypto_key.clone()));
-        }
-        let jwk = platform::json_parse(&JsValue::from_str(&key.to_jwk().to_string()))?;
-        let usages = js_sys::Array::of1(&"verify".into());
-        let imported = match subtle.import_key("jwk", &jwk, &self.import_params, false, &usages) {
-            Ok(p) => JsFuture::from(p).await.ok(),
-            Err(_) => None,
-        };
-        Ok(match imported {
-            Some(crypto_key) => {
-                self.crypto_keys
-                    .borrow_mut()
-                    .insert(kid.to_owned(), crypto_key.clone());
-                Check::WebCrypto(crypto_key)
-            }
-            None => Check::P256(key),
-        })
+        Ok(key)
     }
 
     /// One fetch of the key set at a time: a caller arriving during a fetch waits for that fetch.
@@ -766,7 +747,7 @@ impl Inner {
             .borrow_mut()
             .on_response(now, status, cache_control.as_deref(), &bytes)
             .map_err(interop::webhook_error)?;
-        self.crypto_keys.borrow_mut().clear();
+        self.hosts.clear();
         Ok(())
     }
 
