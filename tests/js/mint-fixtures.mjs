@@ -148,6 +148,24 @@ async function main() {
   const raw = Buffer.from(good.split(".")[2], "base64url");
   bad("DER-encoded signature is malformed_signature", body0, `${h}.${p}.${b64u(derFromRaw(raw))}`, "malformed_signature");
   bad("truncated signature is malformed_signature", body0, `${h}.${p}.${b64u(raw.subarray(0, 63))}`, "malformed_signature");
+  // Scalar forgeries (the shapes Wycheproof's must-fail P1363 vectors probe): r or s zero, equal to the group order n
+  // or above it. The core refuses them before any host (node:crypto, WebCrypto, p256) is asked.
+  const n = Buffer.from("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551", "hex");
+  const [r0, s0] = [raw.subarray(0, 32), raw.subarray(32)];
+  const zero = Buffer.alloc(32);
+  const ones = Buffer.alloc(32, 0xff);
+  for (const [what, r, s] of [["r = 0", zero, s0], ["s = 0", r0, zero], ["r = n", n, s0], ["s = n", r0, n],
+    ["r = 2^256 - 1", ones, s0], ["s = 2^256 - 1", r0, ones]]) {
+    bad(`signature with ${what} is invalid_signature`, body0, `${h}.${p}.${b64u(Buffer.concat([r, s]))}`,
+      "invalid_signature", { scalarForgery: true });
+  }
+  // s' = n - s verifies as s does (ECDSA malleability; Wycheproof tcId 1 "signature malleability" is valid): every
+  // host must give the same answer as p256, which accepts it.
+  const highS = Buffer.from((BigInt(`0x${n.toString("hex")}`) - BigInt(`0x${s0.toString("hex")}`)).toString(16).padStart(64, "0"), "hex");
+  ok("the s' = n - s twin of a valid signature is accepted, as by p256 (ECDSA malleability)", body0,
+    `${h}.${p}.${b64u(Buffer.concat([r0, highS]))}`, e0);
+  ok("the s' = n - s twin via verifySync is accepted", body0, `${h}.${p}.${b64u(Buffer.concat([r0, highS]))}`, e0,
+    { method: "verifySync" });
   bad("expired token is expired", body0,
     await mint(k1.privateKey, "k1", claimsFor(body0, e0, { iat: NOW - 400, exp: NOW - 100 })), "expired");
   bad("iat far in the future is not_yet_valid", body0,
