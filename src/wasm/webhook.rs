@@ -13,6 +13,7 @@ use super::host_crypto::{Call, HostCrypto};
 use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike};
 use crate::webhook::body_limit;
+use crate::webhook::claims::EnvelopeIds;
 use crate::webhook::dedupe::MemoryDedupe;
 use crate::webhook::jwk::{KeySet, PublicKey};
 use crate::webhook::jws::CompactJws;
@@ -269,7 +270,7 @@ impl WebhookVerifier {
         };
         let parsed = jws::parse_compact(&header)
             .map_err(interop::webhook_error)
-            .and_then(|token| Ok((token, bounded_raw_body(&raw_body, self.inner.max_body)?)));
+            .and_then(|token| Ok((token, self.inner.bounded_body(&raw_body)?)));
         let (token, body) = match parsed {
             Ok(parsed) => parsed,
             Err(e) => return Promise::reject(&e),
@@ -328,7 +329,7 @@ impl WebhookVerifier {
                         "the request body could not be read (already consumed?)",
                     ),
                 })?;
-            let body = RawBody { bytes, text: None };
+            let body = Body::Copied(RawBody { bytes, text: None });
             inner.verify(body, header).await
         })
     }
@@ -346,11 +347,11 @@ impl WebhookVerifier {
         let header = signature_header.as_string().ok_or_else(|| {
             interop::webhook_failure(ErrorCode::InvalidInput, "signature header must be a string")
         })?;
-        // Shape first, before the body is sized or copied; the core's verify_with_keys decides the rest.
-        jws::parse_compact(&header).map_err(interop::webhook_error)?;
-        let body = bounded_raw_body(&raw_body, self.inner.max_body)?;
+        // Shape first, before the body is sized or copied; the core decides the rest.
+        let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
+        let body = self.inner.bounded_body(&raw_body)?;
         let window = self.inner.window()?;
-        let ids = {
+        let (ids, event) = {
             let cache = self.inner.cache.borrow();
             let keys = cache.keys().ok_or_else(|| {
                 interop::webhook_failure(
@@ -358,13 +359,13 @@ impl WebhookVerifier {
                     "no key set is held yet: use verify(), or refreshKeys() first",
                 )
             })?;
-            let hosts = &self.inner.hosts;
-            crate::webhook::verify_with_host(keys, &body.bytes, &header, window, |key, token| {
-                hosts.answer_now(Call::Sync, key, token)
-            })
-            .map_err(interop::webhook_error)?
+            let key = keys
+                .get(token.kid())
+                .ok_or_else(|| interop::webhook_error(UNKNOWN_KEY))?;
+            let answer = self.inner.hosts.answer_now(Call::Sync, key, &token);
+            self.inner.check(key, &token, answer, &body, window)?
         };
-        self.inner.event(&body, &ids, window.now)
+        self.inner.flag_duplicate_sync(event, &ids, window.now)
     }
 
     /// The keys held now, as a JWKS document (`{ keys: [] }` before the first fetch).
@@ -470,13 +471,21 @@ const TOO_LARGE: crate::webhook::WebhookError = crate::webhook::WebhookError::ne
     "the body is larger than maxBodyBytes (refused without reading it)",
 );
 
-/// A body handed as data: its length is checked before it is copied into wasm memory.
-fn bounded_raw_body(value: &JsValue, max: u64) -> Result<RawBody, JsValue> {
+/// A body to verify: copied into wasm memory, or kept in JS where the host hashes it (`node:crypto`), so a large
+/// body never grows wasm memory.
+enum Body {
+    Copied(RawBody),
+    /// A string or an ArrayBuffer view.
+    Kept(JsValue),
+}
+
+/// A body handed as data: its length is checked before it is copied into wasm memory (or kept in JS when `keep`).
+fn bounded_body(value: &JsValue, max: u64, keep: bool) -> Result<Body, JsValue> {
     // A string of n UTF-16 units encodes to at least n UTF-8 bytes, so its length is a lower bound.
-    let lower_bound = if let Some(len) = value
+    let string_len = value
         .dyn_ref::<js_sys::JsString>()
-        .map(js_sys::JsString::length)
-    {
+        .map(js_sys::JsString::length);
+    let lower_bound = if let Some(len) = string_len {
         Some(f64::from(len))
     } else if value.is_object() {
         Reflect::get(value, &"byteLength".into())
@@ -488,9 +497,53 @@ fn bounded_raw_body(value: &JsValue, max: u64) -> Result<RawBody, JsValue> {
     if lower_bound.is_some_and(|n| n > max as f64) {
         return Err(interop::webhook_error(TOO_LARGE));
     }
+    if keep {
+        // Kept only when its byte length is known to be within `max`: a view's byteLength is exact, a string of
+        // n units is at most 3n bytes. A longer string is copied and measured, as without a host hash.
+        if let Some(len) = string_len {
+            if u64::from(len) * 3 <= max {
+                return Ok(Body::Kept(value.clone()));
+            }
+        } else if js_sys::ArrayBuffer::is_view(value) {
+            return Ok(Body::Kept(value.clone()));
+        } else if interop::is_array_buffer(value) {
+            return Ok(Body::Kept(Uint8Array::new(value).into()));
+        }
+    }
     let body = interop::raw_body(value)?;
     body_limit::check_len(body.bytes.len() as u64, max).map_err(interop::webhook_error)?;
-    Ok(body)
+    Ok(Body::Copied(body))
+}
+
+const MALFORMED_BODY: crate::webhook::WebhookError = crate::webhook::WebhookError::new(
+    ErrorCode::MalformedBody,
+    "body is not a JSON event envelope",
+);
+
+/// The event of a body kept in JS, parsed by `JSON.parse`, and its envelope fields for the core to judge.
+fn kept_envelope(value: &JsValue) -> crate::webhook::Result<(JsValue, EnvelopeIds)> {
+    let text = if value.is_string() {
+        Some(value.clone())
+    } else {
+        platform::utf8_text(value)
+    };
+    let event = text
+        .and_then(|t| platform::json_parse(&t).ok())
+        .ok_or(MALFORMED_BODY)?;
+    let field = |name: &str| {
+        Reflect::get(&event, &name.into())
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    let data = Reflect::get(&event, &"data".into()).unwrap_or(JsValue::UNDEFINED);
+    let ids = EnvelopeIds::from_fields(
+        field("eventId"),
+        field("type"),
+        field("processingId"),
+        field("occurredAt"),
+        data.is_object() && !js_sys::Array::is_array(&data),
+    )?;
+    Ok((event, ids))
 }
 
 enum ReadError {
@@ -588,12 +641,7 @@ async fn read_capped(
 fn event_value(body: &RawBody) -> Result<JsValue, JsValue> {
     interop::body_text(body)
         .and_then(|text| platform::json_parse(&text).ok())
-        .ok_or_else(|| {
-            interop::webhook_failure(
-                ErrorCode::MalformedBody,
-                "body is not a JSON event envelope",
-            )
-        })
+        .ok_or_else(|| interop::webhook_error(MALFORMED_BODY))
 }
 
 impl Inner {
@@ -607,11 +655,7 @@ impl Inner {
 
     /// `verify` settled at once: when the host answers without waiting, no fetch is running or due, the key is
     /// held and the dedupe store (if any) is the in-memory one. `None`: take the async path.
-    fn verify_now(
-        &self,
-        token: &CompactJws<'_>,
-        body: &RawBody,
-    ) -> Option<Result<JsValue, JsValue>> {
+    fn verify_now(&self, token: &CompactJws<'_>, body: &Body) -> Option<Result<JsValue, JsValue>> {
         if !self.hosts.answers_now(Call::Async)
             || matches!(self.dedupe, Dedupe::Store(_))
             || self.inflight.borrow().is_some()
@@ -622,37 +666,87 @@ impl Inner {
             Ok(window) => window,
             Err(e) => return Some(Err(e)),
         };
-        let ids = {
+        let checked = {
             let cache = self.cache.borrow();
             let Lookup::Found(key) = cache.lookup(token.kid(), window.now, false) else {
                 return None;
             };
             let answer = self.hosts.answer_now(Call::Async, key, token);
-            crate::webhook::check_token(key, token, answer, &body.bytes, window)
+            self.check(key, token, answer, body, window)
         };
-        Some(
-            ids.map_err(interop::webhook_error)
-                .and_then(|ids| self.event(body, &ids, window.now)),
-        )
+        Some(checked.and_then(|(ids, event)| self.flag_duplicate_sync(event, &ids, window.now)))
     }
 
-    /// The event envelope handed to the caller, flagged `duplicate` when dedupe (in memory) has seen it.
-    fn event(&self, body: &RawBody, ids: &EventIds, now: f64) -> Result<JsValue, JsValue> {
-        let event = event_value(body)?;
+    /// A body handed as data, bounded by `maxBodyBytes`; kept in JS where the host hashes it.
+    fn bounded_body(&self, value: &JsValue) -> Result<Body, JsValue> {
+        bounded_body(value, self.max_body, self.hosts.keeps_bodies())
+    }
+
+    /// The core's checks after the key lookup, given the host's `answer` about the signature: the claims, the
+    /// body's digest (by the host where it hashes, else in wasm) and the envelope. Returns the ids and the event.
+    fn check(
+        &self,
+        key: &PublicKey,
+        token: &CompactJws<'_>,
+        answer: Option<bool>,
+        body: &Body,
+        window: TimeWindow,
+    ) -> Result<(EventIds, JsValue), JsValue> {
+        let raw = match body {
+            Body::Kept(value) => {
+                if let Some(digest) = self.hosts.digest_kept(value) {
+                    let mut event = JsValue::UNDEFINED;
+                    let envelope = || {
+                        kept_envelope(value).map(|(e, ids)| {
+                            event = e;
+                            ids
+                        })
+                    };
+                    let ids = crate::webhook::check_token_hosted(
+                        key, token, answer, &digest, envelope, window,
+                    )
+                    .map_err(interop::webhook_error)?;
+                    return Ok((ids, event));
+                }
+                // The host could not hash it: copy it into wasm and hash it there.
+                &interop::raw_body(value)?
+            }
+            Body::Copied(raw) => raw,
+        };
+        let ids = match self.hosts.digest_copied(&raw.bytes) {
+            Some(digest) => crate::webhook::check_token_hosted(
+                key,
+                token,
+                answer,
+                &digest,
+                || EnvelopeIds::from_json(&raw.bytes),
+                window,
+            ),
+            None => crate::webhook::check_token(key, token, answer, &raw.bytes, window),
+        }
+        .map_err(interop::webhook_error)?;
+        Ok((ids, event_value(raw)?))
+    }
+
+    /// The event handed to the caller, flagged `duplicate` when dedupe (in memory) has seen it.
+    fn flag_duplicate_sync(
+        &self,
+        event: JsValue,
+        ids: &EventIds,
+        now: f64,
+    ) -> Result<JsValue, JsValue> {
         if let Some(duplicate) = self.is_duplicate_sync(&ids.event_id, now)? {
             let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
         }
         Ok(event)
     }
 
-    async fn verify(self: Rc<Self>, body: RawBody, header: String) -> Result<JsValue, JsValue> {
+    async fn verify(self: Rc<Self>, body: Body, header: String) -> Result<JsValue, JsValue> {
         let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
         let key = self.key_for(token.kid()).await?;
         let answer = self.hosts.answer(Call::Async, &key, &token).await;
         let window = self.window()?;
-        let ids: EventIds = crate::webhook::check_token(&key, &token, answer, &body.bytes, window)
-            .map_err(interop::webhook_error)?;
-        let event = event_value(&body)?;
+        let (ids, event) = self.check(&key, &token, answer, &body, window)?;
         if let Some(duplicate) = self.is_duplicate(&ids.event_id, window.now).await? {
             let _ = Reflect::set(&event, &"duplicate".into(), &duplicate.into());
         }

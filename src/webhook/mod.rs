@@ -122,5 +122,22 @@ pub fn check_token(
     claims::check(token.payload(), body, window)
 }
 
+/// As [`check_token`] for a body the host kept: `digest` is its SHA-256 computed by the host, `envelope` reads its
+/// envelope fields (asked only after the signature, claims and digest passed).
+///
+/// # Errors
+/// As [`check_token`].
+pub fn check_token_hosted(
+    key: &jwk::PublicKey,
+    token: &jws::CompactJws<'_>,
+    answer: Option<bool>,
+    digest: &[u8; 32],
+    envelope: impl FnOnce() -> Result<claims::EnvelopeIds>,
+    window: TimeWindow,
+) -> Result<EventIds> {
+    key.verify_host_answer(token, answer)?;
+    claims::check_with_digest(token.payload(), digest, envelope, window)
+}
+
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;

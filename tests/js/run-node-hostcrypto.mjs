@@ -13,7 +13,8 @@ const require = createRequire(import.meta.url);
 const nodeCrypto = require("node:crypto");
 const realVerify = nodeCrypto.verify;
 const realCreatePublicKey = nodeCrypto.createPublicKey;
-const spy = { verify: [], createPublicKey: 0, answer: "real" };
+const realHash = nodeCrypto.hash;
+const spy = { verify: [], createPublicKey: 0, answer: "real", hashed: [], hashThrows: false };
 nodeCrypto.verify = (algorithm, data, key, signature, ...rest) => {
   spy.verify.push({ algorithm, key });
   if (spy.answer === "false") return false;
@@ -24,6 +25,11 @@ nodeCrypto.verify = (algorithm, data, key, signature, ...rest) => {
 nodeCrypto.createPublicKey = (...args) => {
   spy.createPublicKey++;
   return realCreatePublicKey(...args);
+};
+nodeCrypto.hash = (algorithm, data, ...rest) => {
+  spy.hashed.push({ algorithm, data });
+  if (spy.hashThrows) throw new Error("host refuses");
+  return realHash(algorithm, data, ...rest);
 };
 syncBuiltinESMExports();
 const { WebhookVerifier } = await import("docauto");
@@ -127,6 +133,35 @@ await t.run("the KeyObjects are dropped when the key set changes (refreshKeys)",
   await v3.verify(fx.goodBody, fx.goodToken);
   assert(served === 2, `key set served ${served} times`);
   assert(spy.createPublicKey - before === 2, `createPublicKey called ${spy.createPublicKey - before} times`);
+});
+
+await t.run("the body is hashed by node:crypto where it is: the caller's own string or view, never a copy", async () => {
+  const bytes = new TextEncoder().encode(fx.goodBody);
+  for (const [body, call] of [[fx.goodBody, "verifySync"], [fx.goodBody, "verify"], [bytes, "verifySync"], [bytes, "verify"]]) {
+    spy.hashed.length = 0;
+    checkEnvelope(await v[call](body, fx.goodToken), fx.goodEnvelope);
+    assert(spy.hashed.length === 1, `${call}: hash called ${spy.hashed.length} times`);
+    assert(spy.hashed[0].algorithm === "sha256", `algorithm ${spy.hashed[0].algorithm}`);
+    assert(spy.hashed[0].data === body, `${call}: hash was given a copy of the ${typeof body} body`);
+  }
+});
+
+await t.run("a 1 MiB body is hashed in place by node:crypto and refused as body_mismatch", async () => {
+  const big = new Uint8Array(1024 * 1024).fill(0x20);
+  spy.hashed.length = 0;
+  await rejectsWith(() => v.verifySync(big, fx.goodToken), "body_mismatch");
+  assert(spy.hashed.length === 1 && spy.hashed[0].data === big, "the 1 MiB body was not hashed in place");
+});
+
+await t.run("node:crypto hash throwing falls back to sha2 in wasm: valid verifies, tampered is body_mismatch", async () => {
+  spy.hashThrows = true;
+  try {
+    checkEnvelope(v.verifySync(fx.goodBody, fx.goodToken), fx.goodEnvelope);
+    checkEnvelope(await v.verify(new TextEncoder().encode(fx.goodBody), fx.goodToken), fx.goodEnvelope);
+    await rejectsWith(() => v.verifySync(`${fx.goodBody} `, fx.goodToken), "body_mismatch");
+  } finally {
+    spy.hashThrows = false;
+  }
 });
 
 // Wycheproof (C2SP/wycheproof `ecdsa_secp256r1_sha256_p1363_test.json`, the file src/webhook/tests.rs runs against
