@@ -692,40 +692,43 @@ impl Inner {
         body: &Body,
         window: TimeWindow,
     ) -> Result<(EventIds, JsValue), JsValue> {
-        let raw = match body {
+        let hosts = &self.hosts;
+        match body {
             Body::Kept(value) => {
-                if let Some(digest) = self.hosts.digest_kept(value) {
-                    let mut event = JsValue::UNDEFINED;
-                    let envelope = || {
-                        kept_envelope(value).map(|(e, ids)| {
-                            event = e;
-                            ids
-                        })
-                    };
-                    let ids = crate::webhook::check_token_hosted(
-                        key, token, answer, &digest, envelope, window,
-                    )
-                    .map_err(interop::webhook_error)?;
-                    return Ok((ids, event));
-                }
-                // The host could not hash it: copy it into wasm and hash it there.
-                &interop::raw_body(value)?
+                let mut event = JsValue::UNDEFINED;
+                // The host hashes the body where it is; if it cannot, the body is copied and hashed here.
+                let digest = || {
+                    hosts.digest_kept(value).unwrap_or_else(|| {
+                        let bytes = interop::raw_body(value).map(|b| b.bytes);
+                        claims::sha256(&bytes.unwrap_or_default())
+                    })
+                };
+                let envelope = || {
+                    kept_envelope(value).map(|(e, ids)| {
+                        event = e;
+                        ids
+                    })
+                };
+                let ids = crate::webhook::check_token_hosted(
+                    key, token, answer, digest, envelope, window,
+                )
+                .map_err(interop::webhook_error)?;
+                Ok((ids, event))
             }
-            Body::Copied(raw) => raw,
-        };
-        let ids = match self.hosts.digest_copied(&raw.bytes) {
-            Some(digest) => crate::webhook::check_token_hosted(
-                key,
-                token,
-                answer,
-                &digest,
-                || EnvelopeIds::from_json(&raw.bytes),
-                window,
-            ),
-            None => crate::webhook::check_token(key, token, answer, &raw.bytes, window),
+            Body::Copied(raw) => {
+                let digest = || {
+                    hosts
+                        .digest_copied(&raw.bytes)
+                        .unwrap_or_else(|| claims::sha256(&raw.bytes))
+                };
+                let envelope = || EnvelopeIds::from_json(&raw.bytes);
+                let ids = crate::webhook::check_token_hosted(
+                    key, token, answer, digest, envelope, window,
+                )
+                .map_err(interop::webhook_error)?;
+                Ok((ids, event_value(raw)?))
+            }
         }
-        .map_err(interop::webhook_error)?;
-        Ok((ids, event_value(raw)?))
     }
 
     /// The event handed to the caller, flagged `duplicate` when dedupe (in memory) has seen it.

@@ -80,18 +80,29 @@ fn number(value: &Option<serde_json::Value>) -> Result<f64> {
 /// `missing_claim`, `wrong_issuer`, `expired`, `not_yet_valid`, `body_mismatch`, `malformed_body` or
 /// `claims_mismatch`, in that order of checking.
 pub fn check(payload: &[u8], body: &[u8], window: TimeWindow) -> Result<EventIds> {
-    let digest: [u8; 32] = Sha256::digest(body).into();
-    check_with_digest(payload, &digest, || EnvelopeIds::from_json(body), window)
+    check_with_digest(
+        payload,
+        || sha256(body),
+        || EnvelopeIds::from_json(body),
+        window,
+    )
 }
 
-/// As [`check`], for a body that stays with the host: `digest` is its SHA-256 computed there, and `envelope` reads
-/// its envelope (called only once the digest matched, so an unauthentic body is never parsed).
+/// SHA-256 of `body`, by sha2 (in wasm, where the host has no faster digest).
+pub fn sha256(body: &[u8]) -> [u8; 32] {
+    Sha256::digest(body).into()
+}
+
+/// As [`check`], with the body's SHA-256 and envelope supplied by the caller, for a body that stays with the host:
+/// `digest` computes it (called only after the claims and the clock passed, so an expired or misissued token never
+/// costs a hash of its body), and `envelope` reads the envelope (called only once the digest matched, so an
+/// unauthentic body is never parsed).
 ///
 /// # Errors
 /// As [`check`].
 pub fn check_with_digest(
     payload: &[u8],
-    digest: &[u8; 32],
+    digest: impl FnOnce() -> [u8; 32],
     envelope: impl FnOnce() -> Result<EnvelopeIds>,
     window: TimeWindow,
 ) -> Result<EventIds> {
@@ -133,6 +144,7 @@ pub fn check_with_digest(
     }
 
     let claimed = base64url::decode(&body_sha256).unwrap_or_default();
+    let digest = digest();
     // Lengths are public (32 bytes); the content comparison is constant-time.
     if claimed.len() != digest.len() || !bool::from(claimed.as_slice().ct_eq(&digest[..])) {
         return Err(err(

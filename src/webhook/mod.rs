@@ -122,8 +122,9 @@ pub fn check_token(
     claims::check(token.payload(), body, window)
 }
 
-/// As [`check_token`] for a body the host kept: `digest` is its SHA-256 computed by the host, `envelope` reads its
-/// envelope fields (asked only after the signature, claims and digest passed).
+/// As [`check_token`] for a body the host kept: `digest` computes its SHA-256 (by the host where it hashes),
+/// `envelope` reads its envelope fields; each is asked only once the checks before it passed (see
+/// [`claims::check_with_digest`]).
 ///
 /// # Errors
 /// As [`check_token`].
@@ -131,7 +132,7 @@ pub fn check_token_hosted(
     key: &jwk::PublicKey,
     token: &jws::CompactJws<'_>,
     answer: Option<bool>,
-    digest: &[u8; 32],
+    digest: impl FnOnce() -> [u8; 32],
     envelope: impl FnOnce() -> Result<claims::EnvelopeIds>,
     window: TimeWindow,
 ) -> Result<EventIds> {

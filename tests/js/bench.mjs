@@ -6,7 +6,7 @@ import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } fro
 import { execFileSync } from "node:child_process";
 import { createHash, hash as nodeHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { Miniflare } from "miniflare";
 import { WebhookVerifier } from "docauto";
@@ -239,17 +239,21 @@ async function compareRounds(batch) {
 
 /**
  * SHA-256 of a body: the host (node:crypto `hash`, WebCrypto `digest`) vs sha2 in wasm, in microseconds per body.
- * The wasm figure is the difference between two verifySync calls that fail right after the signature: one on an
- * expired token (before hashing), one on a token whose bodySha256 differs (after hashing the body copied into wasm).
+ * The wasm figure comes from a second instance of the verifier module that was not handed node:crypto (as in
+ * workerd or a browser: the body is copied into wasm and hashed by sha2): the difference between two verify calls
+ * that fail right after the signature, one on an expired token (before hashing), one on a token whose bodySha256
+ * differs (after copying and hashing the body).
  */
 async function hashing(input) {
+  const glue = await import(`${pathToFileURL(root + "pkg/webhooks/wasm/docauto.js")}?without-node-crypto`);
+  glue.initSync({ module: readFileSync(root + "pkg/webhooks/wasm/docauto_bg.wasm") });
   const out = [];
   for (const size of [input.bytes, 64 * 1024, 1024 * 1024]) {
     const body = size === input.bytes ? input.body : `{"pad":"${"x".repeat(size - 10)}"}`;
     const claims = { iss: "svc-process", processingId: "p", eventId: "e", type: "t", iat: NOW - 10, exp: NOW + 290 };
     const mismatch = await input.sign({ ...claims, bodySha256: "A".repeat(43) });
     const expired = await input.sign({ ...claims, bodySha256: "A".repeat(43), iat: NOW - 900, exp: NOW - 600 });
-    const v = new WebhookVerifier({ jwks: input.jwks, now: NOW, maxBodyBytes: 2 * 1024 * 1024 });
+    const v = new glue.WebhookVerifier({ jwks: input.jwks, now: NOW, maxBodyBytes: 2 * 1024 * 1024 });
     const n = Math.max(20, Math.round(2_000_000 / size));
     const per = (fn) => {
       for (let i = 0; i < Math.ceil(n / 4); i++) fn();
@@ -257,13 +261,13 @@ async function hashing(input) {
       for (let i = 0; i < n; i++) fn();
       return ((performance.now() - t0) * 1000) / n;
     };
-    const fails = (token) => () => {
+    const fails = (token) => async () => {
       try {
-        v.verifySync(body, token);
+        await v.verify(body, token);
       } catch {
         return;
       }
-      throw new Error("verifySync accepted a bad token");
+      throw new Error("verify accepted a bad token");
     };
     const perAsync = async (fn) => {
       for (let i = 0; i < Math.ceil(n / 4); i++) await fn();
@@ -276,7 +280,7 @@ async function hashing(input) {
     for (let k = 0; k < ROUNDS; k++) {
       r.node.push(per(() => nodeHash("sha256", body, "buffer")));
       r.subtle.push(await perAsync(() => crypto.subtle.digest("SHA-256", enc.encode(body))));
-      r.wasm.push(per(fails(mismatch)) - per(fails(expired)));
+      r.wasm.push((await perAsync(fails(mismatch))) - (await perAsync(fails(expired))));
     }
     out.push({ size, node: median(r.node), subtle: median(r.subtle), wasm: median(r.wasm) });
   }
@@ -310,7 +314,7 @@ async function main() {
     `| workerd (miniflare): docauto \`verify\` (WebCrypto) | ${fmt(iw.verify)} verifications/s | ${(iw.verify / iw.jose).toFixed(2)} |`,
     `| Chromium (headless): jose \`jwtVerify\` + WebCrypto SHA-256, same page | ${fmt(ic.jose)} verifications/s | 1.00 |`,
     `| Chromium (headless): docauto \`verify\` (WebCrypto) | ${fmt(ic.verify)} verifications/s | ${(ic.verify / ic.jose).toFixed(2)} |`,
-    ...h.map((x) => `| SHA-256 of a ${kb(x.size)} body (Node): node:crypto \`hash\` / WebCrypto \`digest\` / sha2 in wasm (with the copy into wasm) | ${x.node.toFixed(1)} / ${x.subtle.toFixed(1)} / ${x.wasm.toFixed(1)} us | |`),
+    ...h.map((x) => `| SHA-256 of a ${kb(x.size)} body (Node): node:crypto \`hash\` / WebCrypto \`digest\` / sha2 in wasm (with the copy into wasm; where no node:crypto is handed over) | ${x.node.toFixed(1)} / ${x.subtle.toFixed(1)} / ${x.wasm.toFixed(1)} us | |`),
     `| \`docauto_bg.wasm\` raw | ${kb(z.raw)} | |`,
     `| \`docauto_bg.wasm\` gzip -9 | ${kb(z.gzip)} | |`,
     `| \`docauto_bg.wasm\` brotli q11 | ${kb(z.brotli)} | |`,
