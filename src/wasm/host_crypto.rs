@@ -166,6 +166,28 @@ impl HostCrypto {
         }
     }
 
+    /// WebCrypto's pending answer, when WebCrypto answers calls of this kind and the kid's `CryptoKey` is already
+    /// imported (so nothing else needs waiting for); `None` otherwise.
+    pub fn pending_answer(
+        &self,
+        call: Call,
+        key: &PublicKey,
+        token: &CompactJws<'_>,
+    ) -> Option<js_sys::Promise> {
+        let Host::WebCrypto(subtle) = self.host(call) else {
+            return None;
+        };
+        let crypto_key = self.crypto_keys.borrow().get(key.kid()).cloned()?;
+        subtle
+            .verify(
+                &self.verify_params,
+                &crypto_key,
+                &token.signature_bytes(),
+                token.signing_input(),
+            )
+            .ok()
+    }
+
     /// Whether bodies stay in JS and are hashed by the host (`node:crypto`): the decision of where to hash.
     pub fn keeps_bodies(&self) -> bool {
         self.node.is_some()

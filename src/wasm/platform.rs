@@ -92,6 +92,11 @@ extern "C" {
         buffer: &js_sys::Uint8Array,
     ) -> Result<JsValue, JsValue>;
 
+    /// A Promise, continued with functions made by `Closure::once_into_js`.
+    pub type PromiseLike;
+    #[wasm_bindgen(method, js_name = then)]
+    pub fn then_both(this: &PromiseLike, on_fulfilled: &JsValue, on_rejected: &JsValue) -> Promise;
+
     type TextDecoderLike;
     #[wasm_bindgen(catch, constructor, js_class = TextDecoder)]
     fn new_text_decoder(label: &str, options: &JsValue) -> Result<TextDecoderLike, JsValue>;

@@ -282,6 +282,18 @@ impl WebhookVerifier {
                 Err(e) => Promise::reject(&e),
             };
         }
+        // WebCrypto answering for a key already imported: its Promise is continued with the core's checks, without
+        // a Rust future.
+        if let Some((key, verdict)) = self.inner.pending_answer(&token) {
+            drop(token);
+            let inner = self.inner.clone();
+            let finish = Closure::once_into_js(move |verdict: JsValue| {
+                inner.finish(&key, &header, verdict.as_bool(), &body)
+            });
+            return verdict
+                .unchecked_into::<platform::PromiseLike>()
+                .then_both(&finish, &finish);
+        }
         drop(token);
         let inner = self.inner.clone();
         future_to_promise(async move { inner.verify(body, header).await })
@@ -675,6 +687,35 @@ impl Inner {
             self.check(key, token, answer, body, window)
         };
         Some(checked.and_then(|(ids, event)| self.flag_duplicate_sync(event, &ids, window.now)))
+    }
+
+    /// The key and WebCrypto's pending answer for `verify`, when nothing else needs waiting for: no fetch running or
+    /// due, the key's `CryptoKey` imported, dedupe not an async store. `None`: take the async path.
+    fn pending_answer(&self, token: &CompactJws<'_>) -> Option<(PublicKey, Promise)> {
+        if matches!(self.dedupe, Dedupe::Store(_)) || self.inflight.borrow().is_some() {
+            return None;
+        }
+        let now = self.window().ok()?.now;
+        let cache = self.cache.borrow();
+        let Lookup::Found(key) = cache.lookup(token.kid(), now, false) else {
+            return None;
+        };
+        let verdict = self.hosts.pending_answer(Call::Async, key, token)?;
+        Some((key.clone(), verdict))
+    }
+
+    /// The rest of a `verify` after WebCrypto answered (`None`: it failed, and p256 checks instead).
+    fn finish(
+        &self,
+        key: &PublicKey,
+        header: &str,
+        answer: Option<bool>,
+        body: &Body,
+    ) -> Result<JsValue, JsValue> {
+        let token = jws::parse_compact(header).map_err(interop::webhook_error)?;
+        let window = self.window()?;
+        let (ids, event) = self.check(key, &token, answer, body, window)?;
+        self.flag_duplicate_sync(event, &ids, window.now)
     }
 
     /// A body handed as data, bounded by `maxBodyBytes`; kept in JS where the host hashes it.
