@@ -552,7 +552,7 @@ fn kept_envelope(value: &JsValue) -> crate::webhook::Result<(JsValue, EnvelopeId
         field("eventId"),
         field("type"),
         field("processingId"),
-        field("occurredAt"),
+        Reflect::get(&event, &"occurredAt".into()).is_ok_and(|v| v.is_string()),
         data.is_object() && !js_sys::Array::is_array(&data),
     )?;
     Ok((event, ids))

@@ -195,7 +195,8 @@ impl EnvelopeIds {
     }
 
     /// The envelope as a host's JSON parser read it: each field `None` when absent or not a string;
-    /// `data_is_object` when `data` is a JSON object (not an array, not null).
+    /// `occurred_at_is_string` when `occurredAt` is a string, `data_is_object` when `data` is a JSON object (not an
+    /// array, not null).
     ///
     /// # Errors
     /// `malformed_body` when a field is missing or of the wrong type.
@@ -203,17 +204,12 @@ impl EnvelopeIds {
         event_id: Option<String>,
         event_type: Option<String>,
         processing_id: Option<String>,
-        occurred_at: Option<String>,
+        occurred_at_is_string: bool,
         data_is_object: bool,
     ) -> Result<Self> {
-        match (
-            event_id,
-            event_type,
-            processing_id,
-            occurred_at,
-            data_is_object,
-        ) {
-            (Some(event_id), Some(event_type), Some(processing_id), Some(_), true) => Ok(Self {
+        let shaped = occurred_at_is_string && data_is_object;
+        match (event_id, event_type, processing_id, shaped) {
+            (Some(event_id), Some(event_type), Some(processing_id), true) => Ok(Self {
                 event_id,
                 event_type,
                 processing_id,

@@ -391,7 +391,7 @@ fn host_digest_and_host_envelope_give_the_same_verdicts_as_the_bytes() {
             event_id.map(str::to_owned),
             Some("agent_run.approval_requested".into()),
             Some("agr_9".into()),
-            Some("2027-01-15T08:00:00.000Z".into()),
+            true,
             data_is_object,
         )
     };
