@@ -539,6 +539,12 @@ fn kept_envelope(value: &JsValue) -> crate::webhook::Result<(JsValue, EnvelopeId
     } else {
         platform::utf8_text(value)
     };
+    parsed_envelope(text)
+}
+
+/// The event parsed from the body's text by `JSON.parse` (it is what the caller gets, so it is parsed once), and
+/// its envelope fields for the core to judge. `None` (the bytes are not UTF-8) is `malformed_body`.
+fn parsed_envelope(text: Option<JsValue>) -> crate::webhook::Result<(JsValue, EnvelopeIds)> {
     let event = text
         .and_then(|t| platform::json_parse(&t).ok())
         .ok_or(MALFORMED_BODY)?;
@@ -650,12 +656,6 @@ async fn read_capped(
     }
 }
 
-fn event_value(body: &RawBody) -> Result<JsValue, JsValue> {
-    interop::body_text(body)
-        .and_then(|text| platform::json_parse(&text).ok())
-        .ok_or_else(|| interop::webhook_error(MALFORMED_BODY))
-}
-
 impl Inner {
     fn window(&self) -> Result<TimeWindow, JsValue> {
         let now = clock_now(&self.clock)?;
@@ -762,12 +762,18 @@ impl Inner {
                         .digest_copied(&raw.bytes)
                         .unwrap_or_else(|| claims::sha256(&raw.bytes))
                 };
-                let envelope = || EnvelopeIds::from_json(&raw.bytes);
+                let mut event = JsValue::UNDEFINED;
+                let envelope = || {
+                    parsed_envelope(interop::body_text(raw)).map(|(e, ids)| {
+                        event = e;
+                        ids
+                    })
+                };
                 let ids = crate::webhook::check_token_hosted(
                     key, token, answer, digest, envelope, window,
                 )
                 .map_err(interop::webhook_error)?;
-                Ok((ids, event_value(raw)?))
+                Ok((ids, event))
             }
         }
     }
