@@ -64,6 +64,8 @@ extern "C" {
 struct Handed {
     crypto: NodeCrypto,
     for_verify: bool,
+    /// Whether it has `hash` (Node 20.12+, Bun, Deno); without it bodies are copied and hashed in wasm.
+    hashes: bool,
 }
 
 thread_local! {
@@ -74,9 +76,11 @@ thread_local! {
 /// whether `verify` uses it too (else only `verifySync`). Hidden from the package's exports.
 #[wasm_bindgen(js_name = __useNodeCrypto)]
 pub fn use_node_crypto(crypto: JsValue, for_verify: bool) {
+    let hashes = js_sys::Reflect::get(&crypto, &"hash".into()).is_ok_and(|h| h.is_function());
     let handed = crypto.is_object().then(|| Handed {
         crypto: crypto.unchecked_into(),
         for_verify,
+        hashes,
     });
     NODE_CRYPTO.with(|n| *n.borrow_mut() = handed);
 }
@@ -190,19 +194,23 @@ impl HostCrypto {
 
     /// Whether bodies stay in JS and are hashed by the host (`node:crypto`): the decision of where to hash.
     pub fn keeps_bodies(&self) -> bool {
-        self.node.is_some()
+        self.hasher().is_some()
+    }
+
+    fn hasher(&self) -> Option<&NodeCrypto> {
+        self.node.as_ref().filter(|n| n.hashes).map(|n| &n.crypto)
     }
 
     /// SHA-256 of a body kept in JS (a string or an ArrayBuffer view), by `node:crypto`; `None` without it or when
     /// it throws (the caller then copies the body into wasm and hashes it there).
     pub fn digest_kept(&self, body: &JsValue) -> Option<[u8; 32]> {
-        let node = &self.node.as_ref()?.crypto;
+        let node = self.hasher()?;
         digest_bytes(node.node_hash(&self.sha256, body, &self.buffer).ok()?)
     }
 
     /// SHA-256 of a body already in wasm memory, by `node:crypto` (reading it in place); `None` without it.
     pub fn digest_copied(&self, body: &[u8]) -> Option<[u8; 32]> {
-        let node = &self.node.as_ref()?.crypto;
+        let node = self.hasher()?;
         digest_bytes(
             node.node_hash_bytes(&self.sha256, body, &self.buffer)
                 .ok()?,
