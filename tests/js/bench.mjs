@@ -1,7 +1,7 @@
 // cargo xtask bench: verifications/s of docauto's verify / verifySync vs a jose-based verifier (same process,
-// ~745-byte body, median of 9 interleaved rounds of 1000, ratios per round) in Node, and of verify vs jose in workerd (miniflare) and headless
-// Chromium (jose in the same isolate); SHA-256 of a body by the host vs sha2 in wasm; .wasm sizes, cold start in
-// Node and workerd. Prints a markdown table after the line `<!-- table -->`.
+// ~745-byte body, median of 9 interleaved rounds of 1000, ratios per round) in Node, and of verify vs jose in
+// workerd (miniflare) and headless Chromium (jose in the same isolate); SHA-256 of a body by the host vs sha2 in
+// wasm; .wasm sizes, cold start in Node and workerd. Prints a markdown table after the line `<!-- table -->`.
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from "jose";
 import { execFileSync } from "node:child_process";
 import { createHash, createPublicKey, hash as nodeHash, verify as nodeVerify } from "node:crypto";
