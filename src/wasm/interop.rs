@@ -92,7 +92,7 @@ pub fn raw_body(value: &JsValue) -> Result<RawBody, JsValue> {
 }
 
 /// `instanceof ArrayBuffer`, or (across realms) an object with a numeric `byteLength` and a `slice` method.
-fn is_array_buffer(value: &JsValue) -> bool {
+pub fn is_array_buffer(value: &JsValue) -> bool {
     value.has_type::<ArrayBuffer>()
         || (value.is_object()
             && option(value, "byteLength").as_f64().is_some()

@@ -2,6 +2,8 @@
 
 #[cfg(feature = "client")]
 mod client;
+#[cfg(feature = "webhooks")]
+mod host_crypto;
 mod interop;
 mod platform;
 #[cfg(feature = "realtime")]

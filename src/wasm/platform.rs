@@ -92,6 +92,17 @@ extern "C" {
         buffer: &js_sys::Uint8Array,
     ) -> Result<JsValue, JsValue>;
 
+    /// A Promise, continued with functions made by `Closure::once_into_js`.
+    pub type PromiseLike;
+    #[wasm_bindgen(method, js_name = then)]
+    pub fn then_both(this: &PromiseLike, on_fulfilled: &JsValue, on_rejected: &JsValue) -> Promise;
+
+    type TextDecoderLike;
+    #[wasm_bindgen(catch, constructor, js_class = TextDecoder)]
+    fn new_text_decoder(label: &str, options: &JsValue) -> Result<TextDecoderLike, JsValue>;
+    #[wasm_bindgen(catch, method, js_name = decode)]
+    fn decode(this: &TextDecoderLike, input: &JsValue) -> Result<JsValue, JsValue>;
+
     type AbortControllerLike;
     #[wasm_bindgen(catch, constructor, js_class = AbortController)]
     fn new_abort_controller() -> Result<AbortControllerLike, JsValue>;
@@ -110,6 +121,16 @@ pub fn subtle() -> Option<Subtle> {
         .ok()
         .filter(|v| v.is_object())?;
     Some(subtle.unchecked_into())
+}
+
+/// The UTF-8 text of an ArrayBuffer view, decoded in JS: `None` when it is not valid UTF-8. A leading BOM is kept
+/// (as `core::str::from_utf8` keeps it), so `JSON.parse` refuses it as it refuses it from a copied body.
+pub fn utf8_text(view: &JsValue) -> Option<JsValue> {
+    let options = object(&[("fatal", true.into()), ("ignoreBOM", true.into())]);
+    TextDecoderLike::new_text_decoder("utf-8", &options)
+        .ok()?
+        .decode(view)
+        .ok()
 }
 
 /// Current time in seconds since the epoch.

@@ -1,8 +1,7 @@
-//! `WebhookVerifier` for JS: decode the inputs, run the core's checks, verify the signature with WebCrypto where the
-//! runtime has it (p256 otherwise and in `verifySync`), encode the event.
+//! `WebhookVerifier` for JS: decode the inputs, run the core's checks with the signature answered by the runtime's
+//! host crypto (`node:crypto`, WebCrypto or p256 in wasm: see [`super::host_crypto`]), encode the event.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect, Uint8Array};
@@ -10,12 +9,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
+use super::host_crypto::{Call, HostCrypto};
 use super::interop::{self, RawBody};
-use super::platform::{self, MessageLike, Subtle};
+use super::platform::{self, MessageLike};
 use crate::webhook::body_limit;
+use crate::webhook::claims::EnvelopeIds;
 use crate::webhook::dedupe::{self, Claim, MemoryDedupe};
 use crate::webhook::jwk::{KeySet, PublicKey};
-use crate::webhook::key_cache::{self, KeyCache, KeysAge};
+use crate::webhook::jws::CompactJws;
+use crate::webhook::key_cache::{self, KeyCache, KeysAge, Lookup};
 use crate::webhook::key_fetch::{FetchGate, FlightId, KeySearch, KeyStep};
 use crate::webhook::{
     claims, jws, ErrorCode, EventIds, TimeWindow, JWKS_PATH, JWKS_UNAVAILABLE, SIGNATURE_HEADER,
@@ -77,7 +79,7 @@ fn event_id_of(event_or_id: &JsValue, detail: &'static str) -> Result<String, Js
 
 struct Inner {
     cache: RefCell<KeyCache>,
-    crypto_keys: RefCell<HashMap<String, JsValue>>,
+    hosts: HostCrypto,
     gate: RefCell<FetchGate>,
     /// The fetch in flight and the promise it resolves when it reports.
     flight: RefCell<Option<(FlightId, Promise)>>,
@@ -88,9 +90,6 @@ struct Inner {
     tolerance: f64,
     clock: Clock,
     dedupe: Dedupe,
-    subtle: Option<Subtle>,
-    verify_params: JsValue,
-    import_params: JsValue,
 }
 
 /// Verifies the API's signed webhooks (ES256 JWS in `x-svc-signature`) against its JWKS.
@@ -271,14 +270,10 @@ impl WebhookVerifier {
             ));
         };
 
-        let verify_params =
-            platform::object(&[("name", "ECDSA".into()), ("hash", "SHA-256".into())]);
-        let import_params =
-            platform::object(&[("name", "ECDSA".into()), ("namedCurve", "P-256".into())]);
         Ok(Self {
             inner: Rc::new(Inner {
                 cache: RefCell::new(cache),
-                crypto_keys: RefCell::new(HashMap::new()),
+                hosts: HostCrypto::detect(),
                 gate: RefCell::new(FetchGate::default()),
                 flight: RefCell::new(None),
                 jwks_url,
@@ -288,9 +283,6 @@ impl WebhookVerifier {
                 tolerance,
                 clock,
                 dedupe,
-                subtle: platform::subtle(),
-                verify_params,
-                import_params,
             }),
         })
     }
@@ -310,13 +302,33 @@ impl WebhookVerifier {
                 "signature header must be a string",
             ));
         };
-        let body = jws::parse_compact(&header)
+        let parsed = jws::parse_compact(&header)
             .map_err(interop::webhook_error)
-            .and_then(|_| bounded_raw_body(&raw_body, self.inner.max_body));
-        let body = match body {
-            Ok(body) => body,
+            .and_then(|token| Ok((token, self.inner.bounded_body(&raw_body)?)));
+        let (token, body) = match parsed {
+            Ok(parsed) => parsed,
             Err(e) => return Promise::reject(&e),
         };
+        // A host that answers at once and a key held: settled here, without a Rust future.
+        if let Some(result) = self.inner.verify_now(&token, &body) {
+            return match result {
+                Ok(event) => Promise::resolve(&event),
+                Err(e) => Promise::reject(&e),
+            };
+        }
+        // WebCrypto answering for a key already imported: its Promise is continued with the core's checks, without
+        // a Rust future.
+        if let Some((key, verdict)) = self.inner.pending_answer(&token) {
+            drop(token);
+            let inner = self.inner.clone();
+            let finish = Closure::once_into_js(move |verdict: JsValue| {
+                inner.finish(&key, &header, verdict.as_bool(), &body)
+            });
+            return verdict
+                .unchecked_into::<platform::PromiseLike>()
+                .then_both(&finish, &finish);
+        }
+        drop(token);
         let inner = self.inner.clone();
         future_to_promise(async move { inner.verify(body, header).await })
     }
@@ -363,12 +375,13 @@ impl WebhookVerifier {
                         "the request body could not be read (already consumed?)",
                     ),
                 })?;
-            let body = RawBody { bytes, text: None };
+            let body = Body::Copied(RawBody { bytes, text: None });
             inner.verify(body, header).await
         })
     }
 
-    /// Verifies synchronously with keys already held (static keys, or a key set fetched earlier), using p256.
+    /// Verifies synchronously with keys already held (static keys, or a key set fetched earlier): the signature is
+    /// checked by `node:crypto` where the package entry provides it (Node, Bun, Deno), by p256 in wasm elsewhere.
     #[wasm_bindgen(js_name = verifySync, unchecked_return_type = "VerifiedWebhookEvent")]
     pub fn verify_sync(
         &self,
@@ -380,11 +393,11 @@ impl WebhookVerifier {
         let header = signature_header.as_string().ok_or_else(|| {
             interop::webhook_failure(ErrorCode::InvalidInput, "signature header must be a string")
         })?;
-        // Shape first, before the body is sized or copied; the core's verify_with_keys decides the rest.
-        jws::parse_compact(&header).map_err(interop::webhook_error)?;
-        let body = bounded_raw_body(&raw_body, self.inner.max_body)?;
+        // Shape first, before the body is sized or copied; the core decides the rest.
+        let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
+        let body = self.inner.bounded_body(&raw_body)?;
         let window = self.inner.window()?;
-        let ids = {
+        let (ids, event) = {
             let cache = self.inner.cache.borrow();
             let keys = cache.keys().ok_or_else(|| {
                 interop::webhook_failure(
@@ -392,14 +405,13 @@ impl WebhookVerifier {
                     "no key set is held yet: use verify(), or refreshKeys() first",
                 )
             })?;
-            crate::webhook::verify_with_keys(keys, &body.bytes, &header, window)
-                .map_err(interop::webhook_error)?
+            let key = keys
+                .get(token.kid())
+                .ok_or_else(|| interop::webhook_error(UNKNOWN_KEY))?;
+            let answer = self.inner.hosts.answer_now(Call::Sync, key, &token);
+            self.inner.check(key, &token, answer, &body, window)?
         };
-        let event = event_value(&body)?;
-        if let Some(claim) = self.inner.is_duplicate_sync(&ids.event_id, window.now)? {
-            set_claim(&event, claim);
-        }
-        Ok(event)
+        self.inner.flag_duplicate_sync(event, &ids, window.now)
     }
 
     /// The keys held now, as a JWKS document (`{ keys: [] }` before the first fetch).
@@ -523,13 +535,21 @@ const TOO_LARGE: crate::webhook::WebhookError = crate::webhook::WebhookError::ne
     "the body is larger than maxBodyBytes (refused without reading it)",
 );
 
-/// A body handed as data: its length is checked before it is copied into wasm memory.
-fn bounded_raw_body(value: &JsValue, max: u64) -> Result<RawBody, JsValue> {
+/// A body to verify: copied into wasm memory, or kept in JS where the host hashes it (`node:crypto`), so a large
+/// body never grows wasm memory.
+enum Body {
+    Copied(RawBody),
+    /// A string or an ArrayBuffer view.
+    Kept(JsValue),
+}
+
+/// A body handed as data: its length is checked before it is copied into wasm memory (or kept in JS when `keep`).
+fn bounded_body(value: &JsValue, max: u64, keep: bool) -> Result<Body, JsValue> {
     // A string of n UTF-16 units encodes to at least n UTF-8 bytes, so its length is a lower bound.
-    let lower_bound = if let Some(len) = value
+    let string_len = value
         .dyn_ref::<js_sys::JsString>()
-        .map(js_sys::JsString::length)
-    {
+        .map(js_sys::JsString::length);
+    let lower_bound = if let Some(len) = string_len {
         Some(f64::from(len))
     } else if value.is_object() {
         Reflect::get(value, &"byteLength".into())
@@ -541,9 +561,59 @@ fn bounded_raw_body(value: &JsValue, max: u64) -> Result<RawBody, JsValue> {
     if lower_bound.is_some_and(|n| n > max as f64) {
         return Err(interop::webhook_error(TOO_LARGE));
     }
+    if keep {
+        // Kept only when its byte length is known to be within `max`: a view's byteLength is exact, a string of
+        // n units is at most 3n bytes. A longer string is copied and measured, as without a host hash.
+        if let Some(len) = string_len {
+            if u64::from(len) * 3 <= max {
+                return Ok(Body::Kept(value.clone()));
+            }
+        } else if js_sys::ArrayBuffer::is_view(value) {
+            return Ok(Body::Kept(value.clone()));
+        } else if interop::is_array_buffer(value) {
+            return Ok(Body::Kept(Uint8Array::new(value).into()));
+        }
+    }
     let body = interop::raw_body(value)?;
     body_limit::check_len(body.bytes.len() as u64, max).map_err(interop::webhook_error)?;
-    Ok(body)
+    Ok(Body::Copied(body))
+}
+
+const MALFORMED_BODY: crate::webhook::WebhookError = crate::webhook::WebhookError::new(
+    ErrorCode::MalformedBody,
+    "body is not a JSON event envelope",
+);
+
+/// The event of a body kept in JS, parsed by `JSON.parse`, and its envelope fields for the core to judge.
+fn kept_envelope(value: &JsValue) -> crate::webhook::Result<(JsValue, EnvelopeIds)> {
+    let text = if value.is_string() {
+        Some(value.clone())
+    } else {
+        platform::utf8_text(value)
+    };
+    parsed_envelope(text)
+}
+
+/// The event parsed from the body's text by `JSON.parse` (it is what the caller gets, so it is parsed once), and
+/// its envelope fields for the core to judge. `None` (the bytes are not UTF-8) is `malformed_body`.
+fn parsed_envelope(text: Option<JsValue>) -> crate::webhook::Result<(JsValue, EnvelopeIds)> {
+    let event = text
+        .and_then(|t| platform::json_parse(&t).ok())
+        .ok_or(MALFORMED_BODY)?;
+    let field = |name: &str| {
+        Reflect::get(&event, &name.into())
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    let data = Reflect::get(&event, &"data".into()).unwrap_or(JsValue::UNDEFINED);
+    let ids = EnvelopeIds::from_fields(
+        field("eventId"),
+        field("type"),
+        field("processingId"),
+        Reflect::get(&event, &"occurredAt".into()).is_ok_and(|v| v.is_string()),
+        data.is_object() && !js_sys::Array::is_array(&data),
+    )?;
+    Ok((event, ids))
 }
 
 enum ReadError {
@@ -638,23 +708,6 @@ async fn read_capped(
     }
 }
 
-fn event_value(body: &RawBody) -> Result<JsValue, JsValue> {
-    interop::body_text(body)
-        .and_then(|text| platform::json_parse(&text).ok())
-        .ok_or_else(|| {
-            interop::webhook_failure(
-                ErrorCode::MalformedBody,
-                "body is not a JSON event envelope",
-            )
-        })
-}
-
-/// What signature check to run after the key lookup.
-enum Check {
-    WebCrypto(JsValue),
-    P256(PublicKey),
-}
-
 impl Inner {
     fn window(&self) -> Result<TimeWindow, JsValue> {
         let now = clock_now(&self.clock)?;
@@ -664,54 +717,149 @@ impl Inner {
         })
     }
 
-    async fn verify(self: Rc<Self>, body: RawBody, header: String) -> Result<JsValue, JsValue> {
-        let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
-        let check = self.key_for(token.kid()).await?;
-        match check {
-            Check::WebCrypto(key) => {
-                let signature = token.signature_bytes();
-                let verdict =
-                    match self.subtle.as_ref().map(|s| {
-                        s.verify(&self.verify_params, &key, &signature, token.signing_input())
-                    }) {
-                        Some(Ok(p)) => JsFuture::from(p).await.ok().and_then(|v| v.as_bool()),
-                        _ => None,
-                    };
-                match verdict {
-                    Some(true) => {}
-                    Some(false) => {
-                        return Err(interop::webhook_failure(
-                            ErrorCode::InvalidSignature,
-                            "signature does not verify under the named key",
-                        ))
-                    }
-                    // WebCrypto refused to run: check the signature in wasm instead.
-                    None => self.verify_p256(&token)?,
-                }
-            }
-            Check::P256(key) => key.verify(&token).map_err(interop::webhook_error)?,
+    /// `verify` settled at once: when the host answers without waiting, no fetch is running or due, the key is
+    /// held and the dedupe store (if any) is the in-memory one. `None`: take the async path.
+    fn verify_now(&self, token: &CompactJws<'_>, body: &Body) -> Option<Result<JsValue, JsValue>> {
+        if !self.hosts.answers_now(Call::Async)
+            || matches!(self.dedupe, Dedupe::Claims(_) | Dedupe::CheckThenAdd(_))
+            || self.flight.borrow().is_some()
+        {
+            return None;
         }
+        let window = match self.window() {
+            Ok(window) => window,
+            Err(e) => return Some(Err(e)),
+        };
+        let checked = {
+            let cache = self.cache.borrow();
+            let Lookup::Found(key) = cache.lookup(token.kid(), window.now, false) else {
+                return None;
+            };
+            let answer = self.hosts.answer_now(Call::Async, key, token);
+            self.check(key, token, answer, body, window)
+        };
+        Some(checked.and_then(|(ids, event)| self.flag_duplicate_sync(event, &ids, window.now)))
+    }
+
+    /// The key and WebCrypto's pending answer for `verify`, when nothing else needs waiting for: no fetch running or
+    /// due, the key's `CryptoKey` imported, dedupe not an async store. `None`: take the async path.
+    fn pending_answer(&self, token: &CompactJws<'_>) -> Option<(PublicKey, Promise)> {
+        if matches!(self.dedupe, Dedupe::Claims(_) | Dedupe::CheckThenAdd(_))
+            || self.flight.borrow().is_some()
+        {
+            return None;
+        }
+        let now = self.window().ok()?.now;
+        let cache = self.cache.borrow();
+        let Lookup::Found(key) = cache.lookup(token.kid(), now, false) else {
+            return None;
+        };
+        let verdict = self.hosts.pending_answer(Call::Async, key, token)?;
+        Some((key.clone(), verdict))
+    }
+
+    /// The rest of a `verify` after WebCrypto answered (`None`: it failed, and p256 checks instead).
+    fn finish(
+        &self,
+        key: &PublicKey,
+        header: &str,
+        answer: Option<bool>,
+        body: &Body,
+    ) -> Result<JsValue, JsValue> {
+        let token = jws::parse_compact(header).map_err(interop::webhook_error)?;
         let window = self.window()?;
-        let ids: EventIds =
-            claims::check(token.payload(), &body.bytes, window).map_err(interop::webhook_error)?;
-        let event = event_value(&body)?;
+        let (ids, event) = self.check(key, &token, answer, body, window)?;
+        self.flag_duplicate_sync(event, &ids, window.now)
+    }
+
+    /// A body handed as data, bounded by `maxBodyBytes`; kept in JS where the host hashes it.
+    fn bounded_body(&self, value: &JsValue) -> Result<Body, JsValue> {
+        bounded_body(value, self.max_body, self.hosts.keeps_bodies())
+    }
+
+    /// The core's checks after the key lookup, given the host's `answer` about the signature: the claims, the
+    /// body's digest (by the host where it hashes, else in wasm) and the envelope. Returns the ids and the event.
+    fn check(
+        &self,
+        key: &PublicKey,
+        token: &CompactJws<'_>,
+        answer: Option<bool>,
+        body: &Body,
+        window: TimeWindow,
+    ) -> Result<(EventIds, JsValue), JsValue> {
+        let hosts = &self.hosts;
+        match body {
+            Body::Kept(value) => {
+                let mut event = JsValue::UNDEFINED;
+                // The host hashes the body where it is; if it cannot, the body is copied and hashed here.
+                let digest = || {
+                    hosts.digest_kept(value).unwrap_or_else(|| {
+                        let bytes = interop::raw_body(value).map(|b| b.bytes);
+                        claims::sha256(&bytes.unwrap_or_default())
+                    })
+                };
+                let envelope = || {
+                    kept_envelope(value).map(|(e, ids)| {
+                        event = e;
+                        ids
+                    })
+                };
+                let ids = crate::webhook::check_token_hosted(
+                    key, token, answer, digest, envelope, window,
+                )
+                .map_err(interop::webhook_error)?;
+                Ok((ids, event))
+            }
+            Body::Copied(raw) => {
+                let digest = || {
+                    hosts
+                        .digest_copied(&raw.bytes)
+                        .unwrap_or_else(|| claims::sha256(&raw.bytes))
+                };
+                let mut event = JsValue::UNDEFINED;
+                let envelope = || {
+                    parsed_envelope(interop::body_text(raw)).map(|(e, ids)| {
+                        event = e;
+                        ids
+                    })
+                };
+                let ids = crate::webhook::check_token_hosted(
+                    key, token, answer, digest, envelope, window,
+                )
+                .map_err(interop::webhook_error)?;
+                Ok((ids, event))
+            }
+        }
+    }
+
+    /// The event handed to the caller, its claim taken (synchronously: the in-memory store, or a store whose
+    /// `claim()` answers at once) and flagged `duplicate` / `inProgress` ([`set_claim`]).
+    fn flag_duplicate_sync(
+        &self,
+        event: JsValue,
+        ids: &EventIds,
+        now: f64,
+    ) -> Result<JsValue, JsValue> {
+        if let Some(claim) = self.is_duplicate_sync(&ids.event_id, now)? {
+            set_claim(&event, claim);
+        }
+        Ok(event)
+    }
+
+    async fn verify(self: Rc<Self>, body: Body, header: String) -> Result<JsValue, JsValue> {
+        let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
+        let key = self.key_for(token.kid()).await?;
+        let answer = self.hosts.answer(Call::Async, &key, &token).await;
+        let window = self.window()?;
+        let (ids, event) = self.check(&key, &token, answer, &body, window)?;
         if let Some(claim) = self.is_duplicate(&ids.event_id, window.now).await? {
             set_claim(&event, claim);
         }
         Ok(event)
     }
 
-    fn verify_p256(&self, token: &jws::CompactJws<'_>) -> Result<(), JsValue> {
-        let cache = self.cache.borrow();
-        let key = cache
-            .keys()
-            .and_then(|keys| keys.get(token.kid()))
-            .ok_or_else(|| interop::webhook_error(UNKNOWN_KEY))?;
-        key.verify(token).map_err(interop::webhook_error)
-    }
-
     /// Finds the key for `kid`: drives the core's [`KeySearch`] (join the fetch in flight, or fetch in this call).
-    async fn key_for(self: &Rc<Self>, kid: &str) -> Result<Check, JsValue> {
+    async fn key_for(self: &Rc<Self>, kid: &str) -> Result<PublicKey, JsValue> {
         let mut search = KeySearch::new();
         let key = loop {
             let now = self.window()?.now;
@@ -740,27 +888,7 @@ impl Inner {
                 }
             }
         };
-        let Some(subtle) = &self.subtle else {
-            return Ok(Check::P256(key));
-        };
-        if let Some(crypto_key) = self.crypto_keys.borrow().get(kid) {
-            return Ok(Check::WebCrypto(crypto_key.clone()));
-        }
-        let jwk = platform::json_parse(&JsValue::from_str(&key.to_jwk().to_string()))?;
-        let usages = js_sys::Array::of1(&"verify".into());
-        let imported = match subtle.import_key("jwk", &jwk, &self.import_params, false, &usages) {
-            Ok(p) => JsFuture::from(p).await.ok(),
-            Err(_) => None,
-        };
-        Ok(match imported {
-            Some(crypto_key) => {
-                self.crypto_keys
-                    .borrow_mut()
-                    .insert(kid.to_owned(), crypto_key.clone());
-                Check::WebCrypto(crypto_key)
-            }
-            None => Check::P256(key),
-        })
+        Ok(key)
     }
 
     /// A forced refresh: fetches the key set now, or joins the fetch in flight.
@@ -873,7 +1001,7 @@ impl Inner {
             .borrow_mut()
             .on_response(now, status, cache_control.as_deref(), &bytes)
             .map_err(interop::webhook_error)?;
-        self.crypto_keys.borrow_mut().clear();
+        self.hosts.clear();
         Ok(())
     }
 

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::base64url;
-use super::error::{err, ErrorCode, Result};
+use super::error::{err, ErrorCode, Result, WebhookError};
 
 /// The constant issuer of this API's webhook tokens.
 pub const ISSUER: &str = "svc-process";
@@ -80,6 +80,32 @@ fn number(value: &Option<serde_json::Value>) -> Result<f64> {
 /// `missing_claim`, `wrong_issuer`, `expired`, `not_yet_valid`, `body_mismatch`, `malformed_body` or
 /// `claims_mismatch`, in that order of checking.
 pub fn check(payload: &[u8], body: &[u8], window: TimeWindow) -> Result<EventIds> {
+    check_with_digest(
+        payload,
+        || sha256(body),
+        || EnvelopeIds::from_json(body),
+        window,
+    )
+}
+
+/// SHA-256 of `body`, by sha2 (in wasm, where the host has no faster digest).
+pub fn sha256(body: &[u8]) -> [u8; 32] {
+    Sha256::digest(body).into()
+}
+
+/// As [`check`], with the body's SHA-256 and envelope supplied by the caller, for a body that stays with the host:
+/// `digest` computes it (called only after the claims and the clock passed, so an expired or misissued token never
+/// costs a hash of its body), and `envelope` reads the envelope (called only once the digest matched, so an
+/// unauthentic body is never parsed).
+///
+/// # Errors
+/// As [`check`].
+pub fn check_with_digest(
+    payload: &[u8],
+    digest: impl FnOnce() -> [u8; 32],
+    envelope: impl FnOnce() -> Result<EnvelopeIds>,
+    window: TimeWindow,
+) -> Result<EventIds> {
     let raw: RawClaims = serde_json::from_slice(payload).map_err(|_| {
         err(
             ErrorCode::MissingClaim,
@@ -118,21 +144,16 @@ pub fn check(payload: &[u8], body: &[u8], window: TimeWindow) -> Result<EventIds
     }
 
     let claimed = base64url::decode(&body_sha256).unwrap_or_default();
-    let actual: [u8; 32] = Sha256::digest(body).into();
+    let digest = digest();
     // Lengths are public (32 bytes); the content comparison is constant-time.
-    if claimed.len() != actual.len() || !bool::from(claimed.as_slice().ct_eq(&actual[..])) {
+    if claimed.len() != digest.len() || !bool::from(claimed.as_slice().ct_eq(&digest[..])) {
         return Err(err(
             ErrorCode::BodyMismatch,
             "body does not match the signed hash (hash the raw received bytes, not re-serialized JSON)",
         ));
     }
 
-    let envelope: Envelope = serde_json::from_slice(body).map_err(|_| {
-        err(
-            ErrorCode::MalformedBody,
-            "body is not a JSON event envelope",
-        )
-    })?;
+    let envelope = envelope()?;
     if envelope.event_id != ids.event_id
         || envelope.event_type != ids.event_type
         || envelope.processing_id != ids.processing_id
@@ -143,6 +164,59 @@ pub fn check(payload: &[u8], body: &[u8], window: TimeWindow) -> Result<EventIds
         ));
     }
     Ok(ids)
+}
+
+const MALFORMED_BODY: WebhookError = err(
+    ErrorCode::MalformedBody,
+    "body is not a JSON event envelope",
+);
+
+/// The identifying fields of an event envelope (`eventId`, `type`, `processingId`), read from an authentic body
+/// that has the envelope's shape (those three, `occurredAt` strings and `data` an object).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnvelopeIds {
+    event_id: String,
+    event_type: String,
+    processing_id: String,
+}
+
+impl EnvelopeIds {
+    /// Parses the envelope of a raw body.
+    ///
+    /// # Errors
+    /// `malformed_body` when the body is not a JSON object of the envelope's shape.
+    pub fn from_json(body: &[u8]) -> Result<Self> {
+        let envelope: Envelope = serde_json::from_slice(body).map_err(|_| MALFORMED_BODY)?;
+        Ok(Self {
+            event_id: envelope.event_id,
+            event_type: envelope.event_type,
+            processing_id: envelope.processing_id,
+        })
+    }
+
+    /// The envelope as a host's JSON parser read it: each field `None` when absent or not a string;
+    /// `occurred_at_is_string` when `occurredAt` is a string, `data_is_object` when `data` is a JSON object (not an
+    /// array, not null).
+    ///
+    /// # Errors
+    /// `malformed_body` when a field is missing or of the wrong type.
+    pub fn from_fields(
+        event_id: Option<String>,
+        event_type: Option<String>,
+        processing_id: Option<String>,
+        occurred_at_is_string: bool,
+        data_is_object: bool,
+    ) -> Result<Self> {
+        let shaped = occurred_at_is_string && data_is_object;
+        match (event_id, event_type, processing_id, shaped) {
+            (Some(event_id), Some(event_type), Some(processing_id), true) => Ok(Self {
+                event_id,
+                event_type,
+                processing_id,
+            }),
+            _ => Err(MALFORMED_BODY),
+        }
+    }
 }
 
 #[derive(Deserialize)]

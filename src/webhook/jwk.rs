@@ -104,6 +104,24 @@ impl PublicKey {
             })
     }
 
+    /// Turns a host's answer for this token's signature (node:crypto, WebCrypto: "is this `r || s` valid under this
+    /// key") into the verdict. The token's shape was checked by [`crate::webhook::jws::parse_compact`] before the host
+    /// was asked (64 bytes, `r` and `s` in range), so a host is never the only guard against a malformed signature.
+    /// `None` (the host could not run the check, or there is no host) checks the signature here with p256.
+    ///
+    /// # Errors
+    /// `invalid_signature` when the host answered `false`, or when it did not answer and p256 refuses the signature.
+    pub fn verify_host_answer(&self, jws: &CompactJws<'_>, answer: Option<bool>) -> Result<()> {
+        match answer {
+            Some(true) => Ok(()),
+            Some(false) => Err(err(
+                ErrorCode::InvalidSignature,
+                "signature does not verify under the named key",
+            )),
+            None => self.verify(jws),
+        }
+    }
+
     /// Verifies an ES256 signature given as raw `r || s` bytes over `message`.
     ///
     /// # Errors

@@ -86,10 +86,60 @@ pub fn verify_with_keys(
     header: &str,
     window: TimeWindow,
 ) -> Result<EventIds> {
+    verify_with_host(keys, body, header, window, |_, _| None)
+}
+
+/// As [`verify_with_keys`], with the signature checked by a host: `host(key, token)` answers whether the token's
+/// `r || s` is valid under `key` over its signing input (`None`: it cannot tell, and p256 checks here). The host is
+/// asked only after the token's shape was checked; its answer goes through [`jwk::PublicKey::verify_host_answer`].
+///
+/// # Errors
+/// As [`Verifier::verify`].
+pub fn verify_with_host(
+    keys: &KeySet,
+    body: &[u8],
+    header: &str,
+    window: TimeWindow,
+    host: impl FnOnce(&jwk::PublicKey, &jws::CompactJws<'_>) -> Option<bool>,
+) -> Result<EventIds> {
     let token = jws::parse_compact(header)?;
     let key = keys.get(token.kid()).ok_or(error::UNKNOWN_KEY)?;
-    key.verify(&token)?;
+    let answer = host(key, &token);
+    check_token(key, &token, answer, body, window)
+}
+
+/// The checks after the key lookup: the host's `answer` about the signature (`None`: p256 checks here), then the
+/// claims against the clock and the raw body.
+///
+/// # Errors
+/// `invalid_signature`, then any error of [`claims::check`].
+pub fn check_token(
+    key: &jwk::PublicKey,
+    token: &jws::CompactJws<'_>,
+    answer: Option<bool>,
+    body: &[u8],
+    window: TimeWindow,
+) -> Result<EventIds> {
+    key.verify_host_answer(token, answer)?;
     claims::check(token.payload(), body, window)
+}
+
+/// As [`check_token`] for a body the host kept: `digest` computes its SHA-256 (by the host where it hashes),
+/// `envelope` reads its envelope fields; each is asked only once the checks before it passed (see
+/// [`claims::check_with_digest`]).
+///
+/// # Errors
+/// As [`check_token`].
+pub fn check_token_hosted(
+    key: &jwk::PublicKey,
+    token: &jws::CompactJws<'_>,
+    answer: Option<bool>,
+    digest: impl FnOnce() -> [u8; 32],
+    envelope: impl FnOnce() -> Result<claims::EnvelopeIds>,
+    window: TimeWindow,
+) -> Result<EventIds> {
+    key.verify_host_answer(token, answer)?;
+    claims::check_with_digest(token.payload(), digest, envelope, window)
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]

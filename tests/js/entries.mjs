@@ -1,5 +1,6 @@
 // One module per use: each entry of the package resolves in Node (import and require) to its own files, exports
 // what its use needs and nothing of the others, and exports no init machinery. The wasm each entry loads is its own.
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Checks, assert } from "./suite.mjs";
 import { report } from "./common.mjs";
@@ -43,6 +44,18 @@ for (const entry of ENTRIES) {
     for (const name of entry.has) assert(cjs[name] === mod[name], `${name} differs between require and import`);
   });
 }
+
+await t.run("only the Node, Bun and Deno entries import node:crypto; browser, workerd and edge entries import no node: module", () => {
+  for (const dir of ["", "webhooks/", "realtime/"]) {
+    const read = (file) => readFileSync(new URL(`../../pkg/${dir}${file}`, import.meta.url), "utf8");
+    for (const file of ["index.js", "workerd.js", "edge-light.js"]) {
+      assert(!/from\s+["']node:/.test(read(file)), `${dir}${file} imports a node: module`);
+    }
+    for (const file of ["node.js", "deno.js"]) {
+      assert(/from\s+"node:crypto"/.test(read(file)), `${dir}${file} does not import node:crypto`);
+    }
+  }
+});
 
 await t.run("docauto/realtime: a transcriber is constructed with a ticket URL and refuses a bad one with a coded error", async () => {
   const { RealtimeTranscriber, RealtimeError } = await import("docauto/realtime");

@@ -148,6 +148,24 @@ async function main() {
   const raw = Buffer.from(good.split(".")[2], "base64url");
   bad("DER-encoded signature is malformed_signature", body0, `${h}.${p}.${b64u(derFromRaw(raw))}`, "malformed_signature");
   bad("truncated signature is malformed_signature", body0, `${h}.${p}.${b64u(raw.subarray(0, 63))}`, "malformed_signature");
+  // Scalar forgeries (the shapes Wycheproof's must-fail P1363 vectors probe): r or s zero, equal to the group order n
+  // or above it. The core refuses them before any host (node:crypto, WebCrypto, p256) is asked.
+  const n = Buffer.from("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551", "hex");
+  const [r0, s0] = [raw.subarray(0, 32), raw.subarray(32)];
+  const zero = Buffer.alloc(32);
+  const ones = Buffer.alloc(32, 0xff);
+  for (const [what, r, s] of [["r = 0", zero, s0], ["s = 0", r0, zero], ["r = n", n, s0], ["s = n", r0, n],
+    ["r = 2^256 - 1", ones, s0], ["s = 2^256 - 1", r0, ones]]) {
+    bad(`signature with ${what} is invalid_signature`, body0, `${h}.${p}.${b64u(Buffer.concat([r, s]))}`,
+      "invalid_signature", { scalarForgery: true });
+  }
+  // s' = n - s verifies as s does (ECDSA malleability; Wycheproof tcId 1 "signature malleability" is valid): every
+  // host must give the same answer as p256, which accepts it.
+  const highS = Buffer.from((BigInt(`0x${n.toString("hex")}`) - BigInt(`0x${s0.toString("hex")}`)).toString(16).padStart(64, "0"), "hex");
+  ok("the s' = n - s twin of a valid signature is accepted, as by p256 (ECDSA malleability)", body0,
+    `${h}.${p}.${b64u(Buffer.concat([r0, highS]))}`, e0);
+  ok("the s' = n - s twin via verifySync is accepted", body0, `${h}.${p}.${b64u(Buffer.concat([r0, highS]))}`, e0,
+    { method: "verifySync" });
   bad("expired token is expired", body0,
     await mint(k1.privateKey, "k1", claimsFor(body0, e0, { iat: NOW - 400, exp: NOW - 100 })), "expired");
   bad("iat far in the future is not_yet_valid", body0,
@@ -184,6 +202,23 @@ async function main() {
   const textBody = "hello";
   bad("authentic body that is not JSON is malformed_body", textBody,
     await mint(k1.privateKey, "k1", claimsFor(textBody, e0)), "malformed_body");
+  // Authentic bodies that are not envelopes: the same verdict whether the body is copied into wasm (serde) or kept
+  // in JS and parsed there (Node, Bun, Deno hash it with node:crypto).
+  const badUtf8 = Buffer.concat([Buffer.from(body0.slice(0, 20)), Buffer.from([0xc3, 0x28]), Buffer.from(body0.slice(20))]);
+  const utf8Claims = { ...claimsFor(body0, e0), bodySha256: createHash("sha256").update(badUtf8).digest("base64url") };
+  bad("authentic body bytes that are not UTF-8 are malformed_body", badUtf8.toString("hex"),
+    await mint(k1.privateKey, "k1", utf8Claims), "malformed_body", { bodyAs: "hex" });
+  const bomBody = `\uFEFF${body0}`;
+  bad("authentic body with a byte order mark is malformed_body", bomBody,
+    await mint(k1.privateKey, "k1", claimsFor(bomBody, e0)), "malformed_body");
+  bad("authentic body with a byte order mark as bytes is malformed_body", bomBody,
+    await mint(k1.privateKey, "k1", claimsFor(bomBody, e0)), "malformed_body", { bodyAs: "uint8array" });
+  for (const [what, edit] of [["data an array", { data: [] }], ["data null", { data: null }],
+    ["no occurredAt", { occurredAt: undefined }], ["eventId a number", { eventId: 7 }]]) {
+    const b = JSON.stringify({ ...e0, ...edit });
+    bad(`authentic envelope with ${what} is malformed_body`, b, await mint(k1.privateKey, "k1", claimsFor(b, e0)),
+      "malformed_body");
+  }
   bad("body of the wrong JS type is invalid_input", body0, good, "invalid_input", { bodyAs: "number" });
   bad("header of the wrong JS type is invalid_input", body0, good, "invalid_input", { headerAs: "number" });
   bad("verifyRequest without x-svc-signature is missing_signature", body0, null, "missing_signature",

@@ -70,6 +70,8 @@ function bodyOf(c) {
     }
     case "number":
       return 42;
+    case "hex":
+      return Uint8Array.from(c.body.match(/../g).map((h) => parseInt(h, 16)));
     default:
       return c.body;
   }

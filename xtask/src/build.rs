@@ -41,6 +41,8 @@ const HIDDEN: &[&str] = &[
     "SyncInitInput",
     // The handle of one call in flight, which the client's own promise.js drives; not part of the API.
     "CallStepper",
+    // How the Node, Bun and Deno entries hand `node:crypto` to the webhook verifier; not part of the API.
+    "__useNodeCrypto",
 ];
 
 /// One wasm module of the package and the folder of its entries.

@@ -258,6 +258,11 @@ fn js_suites(t: &mut Tally) {
             node("tests/js/run-testing-workerd.mjs"),
             180,
         ),
+        (
+            "node (host crypto)",
+            node("tests/js/run-node-hostcrypto.mjs"),
+            180,
+        ),
         ("no any in .d.ts", node("tests/types/no-any.mjs"), 120),
         ("package entries (node)", node("tests/js/entries.mjs"), 120),
         ("README examples", node("tests/js/readme-examples.mjs"), 300),

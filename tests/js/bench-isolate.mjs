@@ -1,0 +1,31 @@
+// The two verifiers of the isolate benchmarks (workerd, Chromium), built in the isolate that runs them: docauto's
+// `verify` and a jose verifier doing the same work (jwtVerify with a local key set, SHA-256 of the body with
+// WebCrypto, envelope-vs-claims). Bundled by tests/js/bench.mjs; `input` is what its benchInput() returns.
+import { WebhookVerifier } from "docauto";
+import { base64url, createLocalJWKSet, jwtVerify } from "jose";
+
+export function runners(input, now) {
+  const { jwks, body, token } = input;
+  const v = new WebhookVerifier({ jwks, now });
+  const keySet = createLocalJWKSet(jwks);
+  const encoder = new TextEncoder();
+  const jose = async () => {
+    const { payload } = await jwtVerify(token, keySet, {
+      algorithms: ["ES256"], issuer: "svc-process", currentDate: new Date(now * 1000),
+    });
+    const digest = base64url.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(body))));
+    if (digest !== payload.bodySha256) throw new Error("body");
+    const e = JSON.parse(body);
+    if (e.eventId !== payload.eventId || e.type !== payload.type || e.processingId !== payload.processingId) {
+      throw new Error("claims");
+    }
+    return e;
+  };
+  const verify = () => v.verify(body, token);
+  return { jose, verify };
+}
+
+/** Runs `fn` `n` times in sequence. */
+export async function loop(fn, n) {
+  for (let i = 0; i < n; i++) await fn();
+}
