@@ -15,29 +15,14 @@ use super::platform::{self, MessageLike};
 use crate::webhook::body_limit;
 use crate::webhook::claims::EnvelopeIds;
 use crate::webhook::dedupe::{self, Claim, MemoryDedupe};
-use crate::webhook::jwk::{KeySet, PublicKey};
+use crate::webhook::jwk::PublicKey;
 use crate::webhook::jws::CompactJws;
-use crate::webhook::key_cache::{self, KeyCache, KeysAge, Lookup};
+use crate::webhook::key_cache::{KeyCache, Lookup};
 use crate::webhook::key_fetch::{FetchGate, FlightId, KeySearch, KeyStep};
+use crate::webhook::options::{self, VerifierOptions};
 use crate::webhook::{
-    claims, jws, ErrorCode, EventIds, TimeWindow, JWKS_PATH, JWKS_UNAVAILABLE, SIGNATURE_HEADER,
-    UNKNOWN_KEY,
+    claims, jws, ErrorCode, EventIds, TimeWindow, JWKS_UNAVAILABLE, SIGNATURE_HEADER, UNKNOWN_KEY,
 };
-
-const OPTIONS: [&str; 11] = [
-    "jwksUrl",
-    "baseUrl",
-    "jwks",
-    "clockToleranceSeconds",
-    "now",
-    "cacheTtlSeconds",
-    "cooldownSeconds",
-    "timeoutMs",
-    "fetch",
-    "dedupe",
-    "maxBodyBytes",
-];
-const DEFAULT_TIMEOUT_MS: f64 = 5000.0;
 
 enum Clock {
     System,
@@ -102,57 +87,6 @@ fn invalid_options(detail: &'static str) -> JsValue {
     interop::webhook_failure(ErrorCode::InvalidOptions, detail)
 }
 
-fn is_loopback_http(url: &str) -> bool {
-    let Some(rest) = url.strip_prefix("http://") else {
-        return false;
-    };
-    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
-        if port.chars().all(|c| c.is_ascii_digit()) {
-            h
-        } else {
-            host
-        }
-    });
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
-}
-
-fn check_url(url: &str) -> Result<(), JsValue> {
-    let https = url
-        .strip_prefix("https://")
-        .is_some_and(|rest| !rest.is_empty());
-    if https || is_loopback_http(url) {
-        Ok(())
-    } else {
-        Err(invalid_options(
-            "the key set URL must be https (http only on localhost)",
-        ))
-    }
-}
-
-fn static_keys(value: &JsValue) -> Result<KeySet, JsValue> {
-    let text = match value.as_string() {
-        Some(text) => text,
-        None => platform::json_stringify(value)
-            .ok()
-            .and_then(|s| s.as_string())
-            .ok_or_else(|| {
-                interop::webhook_failure(
-                    ErrorCode::InvalidJwks,
-                    "jwks must be a JWKS object or JSON text",
-                )
-            })?,
-    };
-    let keys = KeySet::from_json(text.as_bytes()).map_err(interop::webhook_error)?;
-    if keys.is_empty() {
-        return Err(interop::webhook_failure(
-            ErrorCode::InvalidJwks,
-            "jwks holds no usable ES256 P-256 key",
-        ));
-    }
-    Ok(keys)
-}
-
 #[wasm_bindgen]
 impl WebhookVerifier {
     /// Creates a verifier from `{ jwksUrl } | { baseUrl } | { jwks }` and the optional settings.
@@ -165,80 +99,27 @@ impl WebhookVerifier {
                 "options must be an object: { jwksUrl } | { baseUrl } | { jwks }",
             ));
         }
-        if option_names_unknown(&options) {
-            return Err(invalid_options(
-                "unknown option (see WebhookVerifierOptions for the accepted names)",
-            ));
-        }
-        let num = |name: &str| interop::number_option(&options, name);
-        let tolerance = num("clockToleranceSeconds")
-            .map_err(|()| invalid_options("clockToleranceSeconds must be a number"))?
-            .unwrap_or(claims::DEFAULT_CLOCK_TOLERANCE);
-        let ttl = num("cacheTtlSeconds")
-            .map_err(|()| invalid_options("cacheTtlSeconds must be a number"))?;
-        let cooldown = num("cooldownSeconds")
-            .map_err(|()| invalid_options("cooldownSeconds must be a number"))?;
-        let timeout_ms =
-            num("timeoutMs").map_err(|()| invalid_options("timeoutMs must be a number"))?;
-        let max_body = num("maxBodyBytes")
-            .map_err(|()| invalid_options("maxBodyBytes must be a number"))
-            .and_then(|n| body_limit::parse_option(n).map_err(interop::webhook_error))?;
-        if tolerance < 0.0
-            || ttl.is_some_and(|t| t <= 0.0)
-            || cooldown.is_some_and(|c| c < 0.0)
-            || timeout_ms.is_some_and(|t| t <= 0.0)
-        {
-            return Err(invalid_options(
-                "durations must be positive (tolerance and cooldown may be 0)",
-            ));
-        }
-
-        let url_option = |name: &str| -> Result<Option<String>, JsValue> {
-            let value = interop::option(&options, name);
-            if value.is_undefined() {
-                return Ok(None);
-            }
-            value
-                .as_string()
-                .map(Some)
-                .ok_or_else(|| invalid_options("jwksUrl and baseUrl must be strings"))
-        };
-        let jwks_url = match (url_option("jwksUrl")?, url_option("baseUrl")?) {
-            (Some(_), Some(_)) => return Err(invalid_options("give jwksUrl or baseUrl, not both")),
-            (Some(url), None) => Some(url),
-            (None, Some(base)) => Some(format!("{}{JWKS_PATH}", base.trim_end_matches('/'))),
-            (None, None) => None,
-        };
-        if let Some(url) = &jwks_url {
-            check_url(url)?;
-        }
+        // The handles stay here; the data options go to the core, which decides everything else.
         let now = interop::option(&options, "now");
-        let clock = if now.is_undefined() {
-            Clock::System
-        } else if let Some(n) = now.as_f64().filter(|n| n.is_finite()) {
-            Clock::Fixed(n)
+        let now_fn = interop::function_option(&now);
+        let handles: &[&str] = if now_fn.is_some() {
+            &["fetch", "dedupe", "now"]
         } else {
-            Clock::Function(
-                interop::function_option(&now)
-                    .ok_or_else(|| invalid_options("now must be a number or a function"))?,
-            )
+            &options::HANDLES
         };
-        let jwks = interop::option(&options, "jwks");
-        let seed_now = clock_now(&clock)?;
-        let cache = match (&jwks_url, jwks.is_undefined() || jwks.is_null()) {
-            (None, true) => return Err(invalid_options("give one of jwksUrl, baseUrl or jwks")),
-            (None, false) => KeyCache::fixed(static_keys(&jwks)?),
-            (Some(_), seeded) => {
-                let mut cache = KeyCache::remote(
-                    ttl.unwrap_or(key_cache::DEFAULT_TTL),
-                    cooldown.unwrap_or(key_cache::DEFAULT_COOLDOWN),
-                );
-                if !seeded {
-                    cache.seed(static_keys(&jwks)?, seed_age(&jwks), seed_now);
-                }
-                cache
-            }
+        let data = interop::plain_options(&options, handles).map_err(|()| {
+            invalid_options("options must be plain data besides fetch, dedupe and now")
+        })?;
+        let config = VerifierOptions::from_json(data)
+            .and_then(|o| o.validate(now_fn.is_some()))
+            .map_err(interop::webhook_error)?;
+        let clock = match (now_fn, config.fixed_now) {
+            (Some(f), _) => Clock::Function(f),
+            (None, Some(n)) => Clock::Fixed(n),
+            (None, None) => Clock::System,
         };
+        let cache = config.key_cache(clock_now(&clock)?);
+        let jwks_url = config.jwks_url().map(str::to_owned);
 
         let fetch = interop::option(&options, "fetch");
         let fetch = if fetch.is_undefined() {
@@ -278,9 +159,9 @@ impl WebhookVerifier {
                 flight: RefCell::new(None),
                 jwks_url,
                 fetch,
-                timeout_ms: timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
-                max_body,
-                tolerance,
+                timeout_ms: config.timeout_ms,
+                max_body: config.max_body,
+                tolerance: config.tolerance,
                 clock,
                 dedupe,
             }),
@@ -505,29 +386,6 @@ fn clock_now(clock: &Clock) -> Result<f64, JsValue> {
             .filter(|n| n.is_finite())
             .ok_or_else(|| invalid_options("now() must return epoch seconds"))?,
     })
-}
-
-/// The `fetchedAt` / `staleAt` that `exportKeys()` saved with a key set (an object, or its JSON text).
-fn seed_age(jwks: &JsValue) -> Option<KeysAge> {
-    let doc = match jwks.as_string() {
-        Some(text) => platform::json_parse(&JsValue::from_str(&text)).ok()?,
-        None => jwks.clone(),
-    };
-    let num = |name: &str| {
-        Reflect::get(&doc, &name.into())
-            .ok()
-            .and_then(|v| v.as_f64())
-    };
-    Some(KeysAge {
-        fetched_at: num("fetchedAt")?,
-        stale_at: num("staleAt")?,
-    })
-}
-
-fn option_names_unknown(options: &JsValue) -> bool {
-    interop::option_names(options)
-        .iter()
-        .any(|name| !OPTIONS.contains(&name.as_str()))
 }
 
 const TOO_LARGE: crate::webhook::WebhookError = crate::webhook::WebhookError::new(

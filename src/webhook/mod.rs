@@ -23,6 +23,7 @@ pub mod jwk;
 pub mod jws;
 pub mod key_cache;
 pub mod key_fetch;
+pub mod options;
 pub mod signing;
 
 pub use claims::{EventIds, TimeWindow};

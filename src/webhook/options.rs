@@ -1,0 +1,403 @@
+//! `VerifierOptions`: the options of `new WebhookVerifier(options)` that are plain data, decoded with serde (unknown
+//! names refused) and checked by [`VerifierOptions::validate`], which decides where keys come from (a key-set URL
+//! under the shared https-or-loopback rule, static keys, or a seeded remote set) and every limit. The JS handles
+//! (`fetch`, `dedupe`, and `now` when it is a function) are taken out by the wasm layer before decoding
+//! ([`HANDLES`]).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::error::{ErrorCode, Result, WebhookError};
+use super::jwk::KeySet;
+use super::key_cache::{self, KeyCache, KeysAge};
+use super::{body_limit, claims, JWKS_PATH};
+use crate::options::{decode_fields, FieldError};
+
+/// Options that are JS handles, not data: the host extracts them (and `now` when it is a function).
+pub const HANDLES: [&str; 2] = ["fetch", "dedupe"];
+
+/// Default timeout of a key-set fetch, in ms.
+pub const DEFAULT_TIMEOUT_MS: f64 = 5000.0;
+
+const fn invalid(detail: &'static str) -> WebhookError {
+    WebhookError::new(ErrorCode::InvalidOptions, detail)
+}
+
+/// The data options of a verifier, as JS gives them (camelCase; numbers are JS numbers).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct VerifierOptions {
+    /// The key set's URL (https; http only on this machine's loopback).
+    pub jwks_url: Option<String>,
+    /// The API's base address: the key set is `{baseUrl}/v1/webhooks/jwks.json`.
+    pub base_url: Option<String>,
+    /// Static keys (a JWKS object or its JSON text), or with a URL the seed of the cache (`exportKeys()`'s output
+    /// keeps its age).
+    pub jwks: Option<Value>,
+    /// Leeway on `exp`, `iat` and `nbf`, in seconds (at least 0).
+    pub clock_tolerance_seconds: Option<f64>,
+    /// A fixed clock, in epoch seconds (a function clock is a handle).
+    pub now: Option<f64>,
+    /// How long a fetched key set is fresh without `Cache-Control`, in seconds (above 0).
+    pub cache_ttl_seconds: Option<f64>,
+    /// Least time between two fetches, in seconds (at least 0).
+    pub cooldown_seconds: Option<f64>,
+    /// Timeout of a key-set fetch, in ms (above 0).
+    pub timeout_ms: Option<f64>,
+    /// Largest body verified, in bytes (default 1 MiB).
+    pub max_body_bytes: Option<f64>,
+}
+
+/// Where the keys come from.
+#[derive(Clone, Debug)]
+pub enum KeySource {
+    /// Static keys only: never fetched.
+    Fixed(KeySet),
+    /// A key set fetched from `url`, optionally seeded.
+    Remote {
+        /// The key set's URL.
+        url: String,
+        /// Freshness without `Cache-Control`, in seconds.
+        ttl: f64,
+        /// Least time between fetches, in seconds.
+        cooldown: f64,
+        /// Keys to start with, and their age when `exportKeys()` saved it.
+        seed: Option<(KeySet, Option<KeysAge>)>,
+    },
+}
+
+/// A verifier's checked configuration.
+#[derive(Clone, Debug)]
+pub struct VerifierConfig {
+    /// Where the keys come from.
+    pub keys: KeySource,
+    /// Clock tolerance, in seconds.
+    pub tolerance: f64,
+    /// Key-set fetch timeout, in ms.
+    pub timeout_ms: f64,
+    /// Largest body, in bytes.
+    pub max_body: u64,
+    /// The fixed clock, when `now` was a number.
+    pub fixed_now: Option<f64>,
+}
+
+impl VerifierConfig {
+    /// The key cache this configuration starts with; `now` (epoch seconds) dates a seed without an age.
+    pub fn key_cache(&self, now: f64) -> KeyCache {
+        match &self.keys {
+            KeySource::Fixed(keys) => KeyCache::fixed(keys.clone()),
+            KeySource::Remote {
+                ttl,
+                cooldown,
+                seed,
+                ..
+            } => {
+                let mut cache = KeyCache::remote(*ttl, *cooldown);
+                if let Some((keys, age)) = seed {
+                    cache.seed(keys.clone(), *age, now);
+                }
+                cache
+            }
+        }
+    }
+
+    /// The key set's URL (`None` for static keys).
+    pub fn jwks_url(&self) -> Option<&str> {
+        match &self.keys {
+            KeySource::Fixed(_) => None,
+            KeySource::Remote { url, .. } => Some(url),
+        }
+    }
+}
+
+impl VerifierOptions {
+    /// Decodes the options from their JSON form (the wasm layer converts the JS object without its handles; `null`
+    /// means "not given").
+    ///
+    /// # Errors
+    /// `invalid_options`: an unknown name, a value of the wrong type, or options that are not an object.
+    pub fn from_json(value: Value) -> Result<Self> {
+        let value = match value {
+            Value::Object(map) => {
+                Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
+            }
+            other => other,
+        };
+        decode_fields(value).map_err(|e| match e {
+            FieldError::Unknown(_) => {
+                invalid("unknown option (see WebhookVerifierOptions for the accepted names)")
+            }
+            FieldError::WrongType(name, _) => invalid(expectation(&name)),
+            FieldError::NotAnObject => {
+                invalid("options must be an object: { jwksUrl } | { baseUrl } | { jwks }")
+            }
+        })
+    }
+
+    /// Checks every rule and applies the defaults; `now_is_function`: the host was given a function clock.
+    ///
+    /// # Errors
+    /// `invalid_options` for a duration out of range, both or neither of the key sources, a key-set URL that is not
+    /// https (http only on loopback), a bad `maxBodyBytes`; `invalid_jwks` for static keys that do not parse or hold
+    /// no usable key.
+    pub fn validate(&self, now_is_function: bool) -> Result<VerifierConfig> {
+        let tolerance = self
+            .clock_tolerance_seconds
+            .unwrap_or(claims::DEFAULT_CLOCK_TOLERANCE);
+        let non_negative = |v: Option<f64>| v.is_none_or(|v| v.is_finite() && v >= 0.0);
+        let positive = |v: Option<f64>| v.is_none_or(|v| v.is_finite() && v > 0.0);
+        let durations_ok = non_negative(Some(tolerance))
+            && positive(self.cache_ttl_seconds)
+            && non_negative(self.cooldown_seconds)
+            && positive(self.timeout_ms);
+        if !durations_ok {
+            return Err(invalid(
+                "durations must be positive (tolerance and cooldown may be 0)",
+            ));
+        }
+        let max_body = body_limit::parse_option(self.max_body_bytes)?;
+        if self.now.is_some_and(|n| !n.is_finite()) || (self.now.is_some() && now_is_function) {
+            return Err(invalid("now must be a number or a function"));
+        }
+        let url = match (&self.jwks_url, &self.base_url) {
+            (Some(_), Some(_)) => return Err(invalid("give jwksUrl or baseUrl, not both")),
+            (Some(url), None) => Some(url.clone()),
+            (None, Some(base)) => Some(format!("{}{JWKS_PATH}", base.trim_end_matches('/'))),
+            (None, None) => None,
+        };
+        if let Some(url) = &url {
+            if !crate::url::is_https_or_loopback(url) {
+                return Err(invalid(
+                    "the key set URL must be https (http only on localhost)",
+                ));
+            }
+        }
+        let jwks = self.jwks.as_ref();
+        let keys = match (url, jwks) {
+            (None, None) => return Err(invalid("give one of jwksUrl, baseUrl or jwks")),
+            (None, Some(jwks)) => KeySource::Fixed(static_keys(jwks)?),
+            (Some(url), seed) => KeySource::Remote {
+                url,
+                ttl: self.cache_ttl_seconds.unwrap_or(key_cache::DEFAULT_TTL),
+                cooldown: self.cooldown_seconds.unwrap_or(key_cache::DEFAULT_COOLDOWN),
+                seed: match seed {
+                    Some(jwks) => Some((static_keys(jwks)?, seed_age(jwks))),
+                    None => None,
+                },
+            },
+        };
+        Ok(VerifierConfig {
+            keys,
+            tolerance,
+            timeout_ms: self.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+            max_body,
+            fixed_now: self.now,
+        })
+    }
+}
+
+/// What a field of the wrong type should have been.
+fn expectation(field: &str) -> &'static str {
+    match field {
+        "jwksUrl" | "baseUrl" => "jwksUrl and baseUrl must be strings",
+        "jwks" => "jwks must be a JWKS object or JSON text",
+        "clockToleranceSeconds" => "clockToleranceSeconds must be a number",
+        "now" => "now must be a number or a function",
+        "cacheTtlSeconds" => "cacheTtlSeconds must be a number",
+        "cooldownSeconds" => "cooldownSeconds must be a number",
+        "timeoutMs" => "timeoutMs must be a number",
+        "maxBodyBytes" => "maxBodyBytes must be a number",
+        _ => "an option has the wrong type",
+    }
+}
+
+/// The JSON text of a `jwks` option (an object, or JSON text).
+fn jwks_text(jwks: &Value) -> Option<String> {
+    match jwks {
+        Value::String(text) => Some(text.clone()),
+        Value::Object(_) => serde_json::to_string(jwks).ok(),
+        _ => None,
+    }
+}
+
+fn static_keys(jwks: &Value) -> Result<KeySet> {
+    let text = jwks_text(jwks).ok_or(WebhookError::new(
+        ErrorCode::InvalidJwks,
+        "jwks must be a JWKS object or JSON text",
+    ))?;
+    let keys = KeySet::from_json(text.as_bytes())?;
+    if keys.is_empty() {
+        return Err(WebhookError::new(
+            ErrorCode::InvalidJwks,
+            "jwks holds no usable ES256 P-256 key",
+        ));
+    }
+    Ok(keys)
+}
+
+/// The `fetchedAt` / `staleAt` that `exportKeys()` saved with a key set (an object, or its JSON text).
+fn seed_age(jwks: &Value) -> Option<KeysAge> {
+    let parsed;
+    let doc = match jwks {
+        Value::String(text) => {
+            parsed = serde_json::from_str::<Value>(text).ok()?;
+            &parsed
+        }
+        other => other,
+    };
+    Some(KeysAge {
+        fetched_at: doc.get("fetchedAt")?.as_f64()?,
+        stale_at: doc.get("staleAt")?.as_f64()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const JWK: &str = r#"{"kty":"EC","crv":"P-256","kid":"k1","use":"sig","alg":"ES256",
+        "x":"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4","y":"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"}"#;
+
+    fn jwks() -> Value {
+        json!({"keys": [serde_json::from_str::<Value>(JWK).unwrap()]})
+    }
+
+    fn config(v: Value) -> Result<VerifierConfig> {
+        VerifierOptions::from_json(v)?.validate(false)
+    }
+
+    fn detail(r: Result<VerifierConfig>) -> (String, String) {
+        let e = r.unwrap_err();
+        (e.code().as_str().to_owned(), e.to_string())
+    }
+
+    #[test]
+    fn a_base_url_names_the_service_key_set() {
+        let c = config(json!({"baseUrl": "https://api.example/"})).unwrap();
+        assert_eq!(
+            c.jwks_url(),
+            Some("https://api.example/v1/webhooks/jwks.json")
+        );
+        assert_eq!(c.timeout_ms, DEFAULT_TIMEOUT_MS);
+        assert_eq!(c.max_body, body_limit::DEFAULT_MAX_BODY_BYTES);
+    }
+
+    #[test]
+    fn key_set_urls_follow_the_shared_https_or_loopback_rule() {
+        for ok in [
+            "https://k.example/jwks",
+            "http://localhost:4010/jwks",
+            "http://127.0.0.2/j",
+        ] {
+            assert!(config(json!({ "jwksUrl": ok })).is_ok(), "{ok}");
+        }
+        for bad in [
+            "http://k.example/jwks",
+            "http://127.0.0.1.evil.example/j",
+            "https://user@k.example/",
+        ] {
+            let (code, text) = detail(config(json!({ "jwksUrl": bad })));
+            assert_eq!(code, "invalid_options", "{bad}");
+            assert!(text.contains("https"), "{text}");
+        }
+    }
+
+    #[test]
+    fn exactly_one_key_source_is_required_or_a_url_with_a_seed() {
+        assert!(detail(config(json!({}))).1.contains("give one of"));
+        assert!(detail(config(
+            json!({"jwksUrl": "https://a.example/j", "baseUrl": "https://a.example"})
+        ))
+        .1
+        .contains("not both"));
+        assert!(matches!(
+            config(json!({ "jwks": jwks() })).unwrap().keys,
+            KeySource::Fixed(_)
+        ));
+        let seeded = config(json!({"baseUrl": "https://a.example", "jwks": jwks()})).unwrap();
+        assert!(matches!(
+            seeded.keys,
+            KeySource::Remote { seed: Some(_), .. }
+        ));
+    }
+
+    #[test]
+    fn an_exported_seed_keeps_its_age_as_object_or_text() {
+        let mut doc = jwks();
+        doc["fetchedAt"] = json!(1_000.0);
+        doc["staleAt"] = json!(4_600.0);
+        for seed in [doc.clone(), Value::String(doc.to_string())] {
+            let c = config(json!({"baseUrl": "https://a.example", "jwks": seed})).unwrap();
+            let KeySource::Remote {
+                seed: Some((_, age)),
+                ..
+            } = c.keys
+            else {
+                panic!()
+            };
+            let age = age.unwrap();
+            assert_eq!((age.fetched_at, age.stale_at), (1_000.0, 4_600.0));
+        }
+    }
+
+    #[test]
+    fn static_keys_that_hold_no_usable_key_are_invalid_jwks() {
+        assert_eq!(
+            detail(config(json!({"jwks": {"keys": []}}))).0,
+            "invalid_jwks"
+        );
+        assert_eq!(detail(config(json!({"jwks": 7}))).0, "invalid_jwks");
+        assert_eq!(
+            detail(config(json!({"jwks": "not json"}))).0,
+            "invalid_jwks"
+        );
+    }
+
+    #[test]
+    fn durations_and_limits_are_checked() {
+        for bad in [
+            json!({"clockToleranceSeconds": -1}),
+            json!({"cacheTtlSeconds": 0}),
+            json!({"cooldownSeconds": -0.5}),
+            json!({"timeoutMs": 0}),
+        ] {
+            let mut v = bad.clone();
+            v["baseUrl"] = json!("https://a.example");
+            assert!(detail(config(v)).1.contains("durations"), "{bad}");
+        }
+        let (code, _) = detail(config(
+            json!({"baseUrl": "https://a.example", "maxBodyBytes": 1.5}),
+        ));
+        assert_eq!(code, "invalid_options");
+        let ok = config(
+            json!({"baseUrl": "https://a.example", "cooldownSeconds": 0, "clockToleranceSeconds": 0}),
+        );
+        assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn unknown_names_and_wrong_types_are_refused() {
+        let (code, text) = detail(config(
+            json!({"baseUrl": "https://a.example", "jwks_url": "x"}),
+        ));
+        assert_eq!(code, "invalid_options");
+        assert!(text.contains("unknown option"), "{text}");
+        let (_, text) = detail(config(
+            json!({"baseUrl": "https://a.example", "timeoutMs": "NaN"}),
+        ));
+        assert!(text.contains("timeoutMs must be a number"), "{text}");
+        let (_, text) = detail(config(json!({"baseUrl": 5})));
+        assert!(text.contains("must be strings"), "{text}");
+    }
+
+    #[test]
+    fn a_fixed_clock_is_a_finite_number_and_not_also_a_function() {
+        let c = config(json!({"baseUrl": "https://a.example", "now": 1_800_000_000})).unwrap();
+        assert_eq!(c.fixed_now, Some(1_800_000_000.0));
+        let both = VerifierOptions::from_json(json!({"baseUrl": "https://a.example", "now": 5}))
+            .unwrap()
+            .validate(true);
+        assert!(detail(both).1.contains("now must be"));
+    }
+}
