@@ -39,8 +39,8 @@ const HIDDEN: &[&str] = &[
     "InitInput",
     "InitOutput",
     "SyncInitInput",
-    // The handle of one call in flight, which the client's own promise.js drives; not part of the API.
-    "CallStepper",
+    // The handle of one method call in flight, which the client's own promise.js drives; not part of the API.
+    "FlowStepper",
 ];
 
 /// One wasm module of the package and the folder of its entries.
