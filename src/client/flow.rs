@@ -149,8 +149,8 @@ enum Stage {
 /// One client method's requests. `Debug` never shows the key.
 #[derive(Debug)]
 pub struct Flow {
-    config: ClientConfig,
-    options: CallOptions,
+    /// What later calls of a chained flow are made with; `None` for a flow of one call (nothing to clone).
+    chain: Option<Box<(ClientConfig, CallOptions)>>,
     stage: Stage,
     call: Option<Call>,
     /// The `status` of the last answer's parsed body ([`Body::Parsed`]).
@@ -175,8 +175,8 @@ impl Flow {
         call: Option<Call>,
     ) -> Self {
         Self {
-            config: config.clone(),
-            options: options.clone(),
+            chain: (!matches!(stage, Stage::Single(_) | Stage::Page { .. }))
+                .then(|| Box::new((config.clone(), options.clone()))),
             clocked: matches!(stage, Stage::Poll { .. } | Stage::Register { .. }),
             stage,
             call,
@@ -418,7 +418,15 @@ impl Flow {
 
     /// Starts the next call of the flow; a refusal of the options ends it.
     fn start(&mut self, spec: RequestSpec, random_bytes: [u8; 16]) {
-        match Call::new(&self.config, spec, &self.options, random_bytes) {
+        let Some(chain) = &self.chain else {
+            self.stage = Stage::Over(Some(Err(ApiError::new(
+                ErrorKind::Validation,
+                "invalid_call_state",
+                "a flow of one call cannot start another",
+            ))));
+            return;
+        };
+        match Call::new(&chain.0, spec, &chain.1, random_bytes) {
             Ok(call) => self.call = Some(call),
             Err(e) => self.stage = Stage::Over(Some(Err(e))),
         }
