@@ -140,6 +140,27 @@ impl ApiResponse {
     }
 }
 
+/// What an answer's headers say of it: the request id and the replay flag, read once here for the core and for a
+/// host that finished a call on the answer itself ([`Call::json_success_is_final`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AnswerMeta {
+    /// `x-request-id`.
+    pub request_id: Option<String>,
+    /// `idempotent-replay: true` (any case, surrounding spaces ignored).
+    pub idempotent_replay: bool,
+}
+
+impl AnswerMeta {
+    /// Reads the two headers from header pairs whose names are in lower case.
+    pub fn read(headers: &[(String, String)]) -> Self {
+        Self {
+            request_id: header(headers, "x-request-id").map(str::to_owned),
+            idempotent_replay: header(headers, "idempotent-replay")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("true")),
+        }
+    }
+}
+
 /// What the caller must do next.
 #[derive(Debug, PartialEq)]
 pub enum Action {
@@ -342,7 +363,7 @@ impl Call {
             .iter()
             .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
             .collect();
-        let request_id = header(&headers, "x-request-id").map(str::to_owned);
+        let request_id = AnswerMeta::read(&headers).request_id;
         self.log(LogLevel::Debug, |label| {
             format!(
                 "{} -> {status} request_id={}",
@@ -397,8 +418,7 @@ impl Call {
         match decode_success(self.spec.response, status, &headers, body) {
             Ok((body, location)) => {
                 self.log(LogLevel::Info, |label| format!("{} -> {status}", label));
-                let idempotent_replay = header(&headers, "idempotent-replay")
-                    .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"));
+                let idempotent_replay = AnswerMeta::read(&headers).idempotent_replay;
                 self.state = State::Finished(Some(Ok(ApiResponse {
                     status,
                     request_id,

@@ -34,6 +34,7 @@ pub mod common;
 pub mod configs;
 pub mod error;
 pub mod files;
+pub mod flow;
 pub mod options;
 pub mod output;
 pub mod pagination;
@@ -71,8 +72,11 @@ impl HostFacts {
     }
 }
 
-pub use call::{Action, ApiResponse, Call, CallOptions, Env, LogRecord, TransportError};
+pub use call::{
+    Action, AnswerMeta, ApiResponse, Call, CallOptions, Env, LogRecord, TransportError,
+};
 pub use error::{ApiError, ErrorKind};
+pub use flow::{Body, Finished, Flow, FlowValue, Goal, Read, Step};
 pub use request::{HttpRequest, Method, RequestSpec, ResponseKind, RetryClass, Target};
 pub use validate::validate_extraction_schema;
 

@@ -212,78 +212,6 @@ impl Drop for Deadline {
     }
 }
 
-/// Watches a caller's `AbortSignal`: [`AbortWatch::promise`] resolves to [`AbortWatch::is_marker`]'s value when the
-/// signal fires (it resolves rather than rejects, so no rejection is ever left unhandled). The listener is removed
-/// and freed on drop.
-pub struct AbortWatch {
-    signal: SignalLike,
-    promise: Promise,
-    marker: JsValue,
-    listener: Option<Closure<dyn FnMut()>>,
-}
-
-impl AbortWatch {
-    /// Watches `signal`; `None` when it is `undefined` or `null`.
-    ///
-    /// # Errors
-    /// `Err(())` when the value is not an `AbortSignal`-like object.
-    pub fn new(signal: &JsValue) -> Result<Option<Self>, ()> {
-        if signal.is_undefined() || signal.is_null() {
-            return Ok(None);
-        }
-        if !signal.is_object() {
-            return Err(());
-        }
-        let signal: SignalLike = signal.clone().unchecked_into();
-        let marker: JsValue = js_sys::Object::new().into();
-        let mut listener = None;
-        let mut failed = false;
-        let promise = Promise::new(&mut |resolve, _reject| {
-            let value = marker.clone();
-            if signal.aborted().is_truthy() {
-                let _ = resolve.call1(&JsValue::UNDEFINED, &value);
-                return;
-            }
-            let on_abort = Closure::<dyn FnMut()>::new(move || {
-                let _ = resolve.call1(&JsValue::UNDEFINED, &value);
-            });
-            failed = signal
-                .add_event_listener("abort", on_abort.as_ref())
-                .is_err();
-            listener = Some(on_abort);
-        });
-        if failed {
-            return Err(());
-        }
-        Ok(Some(Self {
-            signal,
-            promise,
-            marker,
-            listener,
-        }))
-    }
-
-    /// Whether the signal has fired.
-    pub fn aborted(&self) -> bool {
-        self.signal.aborted().is_truthy()
-    }
-
-    /// Whether a race result is this watch's marker (the signal won the race).
-    pub fn is_marker(&self, value: &JsValue) -> bool {
-        *value == self.marker
-    }
-}
-
-impl Drop for AbortWatch {
-    fn drop(&mut self) {
-        if let Some(listener) = &self.listener {
-            let _ = self
-                .signal
-                .remove_event_listener("abort", listener.as_ref());
-        }
-    }
-}
-
 /// A timer that resolves after `ms`; cleared (and its callback freed) on drop.
 pub struct Sleep {
     promise: Promise,
@@ -313,18 +241,6 @@ impl Sleep {
     /// The promise that resolves (to `undefined`) when the sleep is over.
     pub fn promise(&self) -> &Promise {
         &self.promise
-    }
-
-    /// Waits out the sleep. `false` when `abort` fired first.
-    pub async fn wait(self, abort: Option<&AbortWatch>) -> bool {
-        let race = match abort {
-            Some(a) => Promise::race(&js_sys::Array::of2(&self.promise, &a.promise)),
-            None => self.promise.clone(),
-        };
-        match wasm_bindgen_futures::JsFuture::from(race).await {
-            Ok(value) => !abort.is_some_and(|a| a.is_marker(&value)),
-            Err(_) => true,
-        }
     }
 }
 

@@ -39,8 +39,8 @@ const HIDDEN: &[&str] = &[
     "InitInput",
     "InitOutput",
     "SyncInitInput",
-    // The handle of one call in flight, which the client's own promise.js drives; not part of the API.
-    "CallStepper",
+    // The handle of one method call in flight, which the client's own promise.js drives; not part of the API.
+    "FlowStepper",
     // How the Node, Bun and Deno entries hand `node:crypto` to the webhook verifier; not part of the API.
     "__useNodeCrypto",
 ];

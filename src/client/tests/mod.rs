@@ -3,6 +3,7 @@
 mod calls;
 mod classes;
 mod errors;
+mod flows;
 mod order;
 mod polls;
 mod redirects;

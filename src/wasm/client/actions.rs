@@ -5,8 +5,9 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::ordered;
-use super::{simple, ClientState, Data, Opt};
+use super::{simple, ClientState, Opt};
 use crate::client::actions;
+use crate::client::Goal;
 
 /// `client.actions`: the catalog, and the deprecated `create`.
 #[wasm_bindgen]
@@ -28,7 +29,7 @@ impl ActionsResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || Ok(actions::catalog()))
+        simple(&self.inner, options, Goal::Data, || Ok(actions::catalog()))
     }
 
     /// Deprecated `POST /v1/actions` with `{ capability, name, config }`; use `client.configs.create`.
@@ -38,7 +39,7 @@ impl ActionsResource {
         #[wasm_bindgen(unchecked_param_type = "ActionCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, actions::create)
         })
     }

@@ -4,10 +4,9 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, ordered, string_arg, wait_deadline, wait_options};
-use super::driver::Ctx;
-use super::{simple, spawn, ClientState, Data, Opt};
-use crate::client::agent_runs;
+use super::convert::{ordered, string_arg, wait_options, WaitOptions};
+use super::{simple, start, ClientState, Opt};
+use crate::client::{agent_runs, Flow, Goal};
 
 /// `client.agentRuns`: start a run, read it, decide its sign-offs, complete its human steps, wait for it.
 #[wasm_bindgen]
@@ -30,7 +29,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "AgentRunCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, agent_runs::create)
         })
     }
@@ -42,7 +41,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             agent_runs::retrieve(&string_arg(&id, "id")?)
         })
     }
@@ -57,7 +56,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             let (run_id, second) = (
                 string_arg(&run_id, "runId")?,
                 string_arg(&approval_id, "approvalId")?,
@@ -77,7 +76,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "RejectParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             let (run_id, second) = (
                 string_arg(&run_id, "runId")?,
                 string_arg(&approval_id, "approvalId")?,
@@ -98,7 +97,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             let (run_id, second) = (
                 string_arg(&run_id, "runId")?,
                 string_arg(&task_id, "taskId")?,
@@ -117,19 +116,15 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitForOptions")] options: Opt,
     ) -> JsValue {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let inner = self.inner.clone();
-        let prepared = wait_options(&options).and_then(|(o, until)| {
-            let deadline = wait_deadline(&options)?;
-            Ok((
-                o,
-                agent_runs::wait_for(&string_arg(&id, "id")?, until)?.with_deadline(deadline),
-            ))
+        let mut wait = WaitOptions::default();
+        let prepared = wait_options(&options).map(|(o, w)| {
+            wait = w;
+            o
         });
-        spawn(async move {
-            let (options, planner) = prepared?;
-            let ctx = Ctx::new(&inner, options.core, &options.signal)?;
-            let outcome = ctx.poll(planner).await?;
-            Ok(convert::with_response(outcome.data(), &outcome))
+        start(&self.inner, prepared, &JsValue::UNDEFINED, |config, o| {
+            let planner = agent_runs::wait_for(&string_arg(&id, "id")?, wait.until)?;
+            let flow = Flow::poll(config, planner.with_deadline(wait.deadline), o);
+            Ok((flow, JsValue::UNDEFINED))
         })
     }
 }

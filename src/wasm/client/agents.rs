@@ -5,8 +5,9 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::string_arg;
-use super::{simple, ClientState, Data, Opt};
+use super::{simple, ClientState, Opt};
 use crate::client::agents;
+use crate::client::Goal;
 
 /// `client.agents`: the saved automations a key can run.
 #[wasm_bindgen]
@@ -28,7 +29,7 @@ impl AgentsResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || Ok(agents::list()))
+        simple(&self.inner, options, Goal::Data, || Ok(agents::list()))
     }
 
     /// `GET /v1/agents/:id`.
@@ -38,7 +39,7 @@ impl AgentsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             agents::retrieve(&string_arg(&id, "id")?)
         })
     }

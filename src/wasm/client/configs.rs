@@ -5,8 +5,9 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{ordered, string_arg};
-use super::{simple, ClientState, Data, Opt};
+use super::{simple, ClientState, Opt};
 use crate::client::configs::{self, ConfigCapability};
+use crate::client::Goal;
 
 /// `client.configs`: saved configurations of extract, redact and fill.
 #[wasm_bindgen]
@@ -30,7 +31,7 @@ impl ConfigsResource {
         #[wasm_bindgen(unchecked_param_type = "ConfigParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             let capability = ConfigCapability::parse(&string_arg(&capability, "capability")?)?;
             ordered(&body, "params", false, |p| configs::create(capability, p))
         })

@@ -4,7 +4,6 @@ use js_sys::Reflect;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
-use super::driver::Outcome;
 use crate::client::options::MAX_RETRIES_LIMIT;
 use crate::client::polling::Until;
 use crate::client::{ApiError, CallOptions, RequestSpec};
@@ -215,27 +214,6 @@ pub fn error_to_js(err: &ApiError) -> JsValue {
     interop::api_error(err.js_class_name(), &err.to_string(), &fields)
 }
 
-/// `{ data, response: { status, headers, requestId, idempotentReplay } }`, what an `APIPromise`'s inner promise
-/// resolves to.
-pub fn with_response(data: JsValue, outcome: &Outcome) -> JsValue {
-    let r = &outcome.response;
-    super::with_response_js(
-        &data,
-        r.status,
-        &outcome.headers,
-        r.request_id.clone(),
-        r.idempotent_replay,
-    )
-}
-
-/// Parses a JSON body text into a JS value (`null` for an empty body).
-pub fn parse_json(text: &str) -> JsValue {
-    if text.trim().is_empty() {
-        return JsValue::NULL;
-    }
-    platform::json_parse(&JsValue::from_str(text)).unwrap_or(JsValue::NULL)
-}
-
 /// The `deadlineMs` of a wait's options (the core checks it).
 ///
 /// # Errors
@@ -248,8 +226,16 @@ pub(super) fn wait_deadline(options: &JsValue) -> Result<Option<u64>, ApiError> 
     crate::client::polling::deadline_ms(value.as_f64().unwrap_or(f64::NAN)).map(Some)
 }
 
-/// Options of a `waitFor`: the request options (without `wait`, which the wait chooses) and `until`.
-pub(super) fn wait_options(options: &JsValue) -> Result<(JsCallOptions, Until), ApiError> {
+/// The options of a `waitFor`: when it ends and its overall deadline.
+#[derive(Clone, Copy, Default)]
+pub(super) struct WaitOptions {
+    pub until: Until,
+    pub deadline: Option<u64>,
+}
+
+/// Reads the options of a `waitFor`: the call options (never `wait`: the planner chooses it), `until` and
+/// `deadlineMs`.
+pub(super) fn wait_options(options: &JsValue) -> Result<(JsCallOptions, WaitOptions), ApiError> {
     let parsed = super::prepare(options, &["until", "deadlineMs"])?;
     if parsed.core.wait.is_some() {
         return Err(ApiError::validation(
@@ -264,5 +250,6 @@ pub(super) fn wait_options(options: &JsValue) -> Result<(JsCallOptions, Until), 
     } else {
         Until::parse(&until.as_string().unwrap_or_default())?
     };
-    Ok((parsed, until))
+    let deadline = wait_deadline(options)?;
+    Ok((parsed, WaitOptions { until, deadline }))
 }

@@ -4,11 +4,10 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, ordered, string_arg};
-use super::driver::{BodyKind, Ctx};
-use super::{prepare, simple, spawn, ClientState, Data, Opt};
-use crate::client::{files, ApiError};
-use crate::wasm::interop;
+use super::convert::{ordered, string_arg, wait_deadline};
+use super::{prepare, simple, start, ClientState, Opt};
+use crate::client::{files, ApiError, Flow, Goal};
+use crate::wasm::{interop, platform};
 
 /// `client.files`.
 #[wasm_bindgen]
@@ -52,7 +51,7 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_param_type = "FileCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, files::create)
         })
     }
@@ -66,43 +65,28 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let prepared = prepare(&options, &[]).and_then(|o| {
-            if !body.is_object() {
-                return Err(ApiError::validation(
-                    "invalid_request",
-                    "params",
-                    "is required",
-                ));
-            }
-            let text = |name: &str| {
-                interop::option(&body, name).as_string().ok_or_else(|| {
-                    ApiError::validation("invalid_request", name, "must be a string")
-                })
-            };
-            let name = text("name")?;
-            let mime = text("mimeType")?;
-            let spec = files::register_upload(&name, &mime)?;
-            let data = upload_data(&interop::option(&body, "data"))?;
-            Ok((o, mime, spec, data))
-        });
-        let inner = self.inner.clone();
-        spawn(async move {
-            let (options, mime, spec, data) = prepared?;
-            let ctx = Ctx::new(&inner, options.core, &options.signal)?;
-            let registration = ctx.call(spec, None, BodyKind::Text).await?;
-            let url = files::upload_url(&registration.response.body)?;
-            let put = files::upload_put(&url, &mime)?;
-            ctx.call(put, Some(&data), BodyKind::Text).await?;
-            let id = registration
-                .response
-                .body
-                .get("id")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let ready = ctx.poll(files::wait_until_ready(&id)?).await?;
-            Ok(convert::with_response(ready.data(), &ready))
-        })
+        start(
+            &self.inner,
+            prepare(&options, &[]),
+            &JsValue::UNDEFINED,
+            |config, o| {
+                if !body.is_object() {
+                    return Err(ApiError::validation(
+                        "invalid_request",
+                        "params",
+                        "is required",
+                    ));
+                }
+                let text = |name: &str| {
+                    interop::option(&body, name).as_string().ok_or_else(|| {
+                        ApiError::validation("invalid_request", name, "must be a string")
+                    })
+                };
+                let (name, mime) = (text("name")?, text("mimeType")?);
+                let flow = Flow::upload(config, &name, &mime, o, platform::random_bytes())?;
+                Ok((flow, upload_data(&interop::option(&body, "data"))?))
+            },
+        )
     }
 
     /// `GET /v1/files/:id`.
@@ -112,7 +96,7 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             files::retrieve(&string_arg(&id, "id")?)
         })
     }
@@ -126,19 +110,17 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitOptions")] options: Opt,
     ) -> JsValue {
         let options = options.unwrap_or(JsValue::UNDEFINED);
+        let mut deadline = None;
         let prepared = prepare(&options, &["deadlineMs"]).and_then(|o| {
-            let deadline = super::convert::wait_deadline(&options)?;
-            Ok((
-                o,
-                files::wait_until_ready(&string_arg(&id, "id")?)?.with_deadline(deadline),
-            ))
+            deadline = wait_deadline(&options)?;
+            Ok(o)
         });
-        let inner = self.inner.clone();
-        spawn(async move {
-            let (options, planner) = prepared?;
-            let ctx = Ctx::new(&inner, options.core, &options.signal)?;
-            let outcome = ctx.poll(planner).await?;
-            Ok(convert::with_response(outcome.data(), &outcome))
+        start(&self.inner, prepared, &JsValue::UNDEFINED, |config, o| {
+            let planner = files::wait_until_ready(&string_arg(&id, "id")?)?;
+            Ok((
+                Flow::poll(config, planner.with_deadline(deadline), o),
+                JsValue::UNDEFINED,
+            ))
         })
     }
 }

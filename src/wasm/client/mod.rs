@@ -1,5 +1,5 @@
-//! `DocAuto`, the typed API client for JS: decode the arguments, let the core build and check the request, run it
-//! through the one driver ([`driver::Ctx`]), encode the answer. Resource namespaces are small classes sharing the
+//! `DocAuto`, the typed API client for JS: decode the arguments, let the core build and check the request and its
+//! flow, hand the flow to the one driver (`run` in `promise.js`, through [`stepper::FlowStepper`]). Resource namespaces are small classes sharing the
 //! client's state through an `Rc`.
 
 mod actions;
@@ -7,7 +7,6 @@ mod agent_runs;
 mod agents;
 mod configs;
 mod convert;
-mod driver;
 mod files;
 mod realtime;
 mod runs;
@@ -25,55 +24,15 @@ pub use runs::RunsResource;
 pub use webhooks::WebhooksResource;
 
 use std::cell::OnceCell;
-use std::future::Future;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use crate::client::options::{ClientHost, ClientOptions, HANDLES};
-use crate::client::{self, ApiError, ClientConfig, RequestSpec};
+use crate::client::{self, ApiError, CallOptions, ClientConfig, Flow, Goal, RequestSpec};
 use crate::wasm::{interop, platform};
 use convert::{error_to_js, JsCallOptions};
-
-#[wasm_bindgen(module = "/src/wasm/client/promise.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = apiPromise)]
-    fn api_promise(inner: &Promise) -> JsValue;
-    #[wasm_bindgen(js_name = pagePromise)]
-    fn page_promise(inner: &Promise) -> JsValue;
-    #[wasm_bindgen(js_name = attempt)]
-    #[allow(clippy::too_many_arguments)]
-    fn attempt(
-        fetch: Option<Function>,
-        url: &str,
-        method: &str,
-        header_lines: &str,
-        body: &JsValue,
-        redirect: &str,
-        timeout_ms: f64,
-        signal: &JsValue,
-        mode: u8,
-        max_bytes: f64,
-    ) -> Promise;
-    #[wasm_bindgen(js_name = withResponse)]
-    fn with_response_js(
-        data: &JsValue,
-        status: u16,
-        headers: &JsValue,
-        request_id: Option<String>,
-        idempotent_replay: bool,
-    ) -> JsValue;
-    #[wasm_bindgen(js_name = makePage)]
-    fn make_page(
-        body: &JsValue,
-        next_cursor: &JsValue,
-        resource: &JsValue,
-        params: &JsValue,
-        options: &JsValue,
-    ) -> JsValue;
-}
 
 /// An optional JS argument (`undefined` and `null` are `None`).
 pub(crate) type Opt = Option<JsValue>;
@@ -337,46 +296,47 @@ pub fn validate_extraction_schema(
     client::validate_extraction_schema(&value).map_err(|e| error_to_js(&e))
 }
 
-/// What a method's answer becomes in JS.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Data {
-    /// The parsed JSON body.
-    Json,
-    /// `undefined` (204 routes).
-    Void,
-}
-
 /// The start of every method: the call options (with the method's own extra option names).
 pub(crate) fn prepare(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, ApiError> {
     convert::call_options(options, extra)
 }
 
-/// Wraps a method's work into an `APIPromise` (errors become the `errors.js` classes).
-pub(crate) fn spawn<F>(work: F) -> JsValue
-where
-    F: Future<Output = Result<JsValue, ApiError>> + 'static,
-{
-    api_promise(&future_to_promise(async move {
-        work.await.map_err(|e| error_to_js(&e))
-    }))
+/// Starts a method: the flow `build` makes of the client's config and the call options (with the caller's bytes
+/// of an upload), run by the one driver. `list` is `{ resource, params, options }` for a page, else `undefined`.
+/// Bad arguments reject the returned promise; nothing is sent.
+pub(crate) fn start(
+    inner: &Rc<ClientState>,
+    prepared: Result<JsCallOptions, ApiError>,
+    list: &JsValue,
+    build: impl FnOnce(&ClientConfig, &CallOptions) -> Result<(Flow, JsValue), ApiError>,
+) -> JsValue {
+    let started = prepared.and_then(|o| {
+        let (flow, raw_body) = build(&inner.config, &o.core)?;
+        stepper::check_signal(&o.signal)?;
+        Ok(stepper::drive(inner, flow, raw_body, &o.signal, list))
+    });
+    started.unwrap_or_else(|e| stepper::rejected(&e, !list.is_undefined()))
 }
 
-/// The common method: validate, build the route, run one call (on the JS-driven path), encode `{ data, response }`.
+/// The common method: one call (with its retries) whose result is `goal`.
 pub(crate) fn simple(
     inner: &Rc<ClientState>,
     options: Option<JsValue>,
-    data: Data,
+    goal: Goal,
     build: impl FnOnce() -> Result<RequestSpec, ApiError>,
 ) -> JsValue {
     let options = options.unwrap_or(JsValue::UNDEFINED);
-    let started = prepare(&options, &[]).and_then(|o| {
-        let spec = build()?;
-        stepper::check_signal(&o.signal)?;
-        let call = inner.start_call(spec, &o.core)?;
-        Ok(stepper::drive(inner, call, data, &o.signal))
-    });
-    match started {
-        Ok(promise) => promise,
-        Err(e) => api_promise(&Promise::reject(&error_to_js(&e))),
-    }
+    start(
+        inner,
+        prepare(&options, &[]),
+        &JsValue::UNDEFINED,
+        |config, o| {
+            let spec = build()?;
+            let random = ClientState::random_for(spec.method);
+            Ok((
+                Flow::single(config, spec, o, goal, random)?,
+                JsValue::UNDEFINED,
+            ))
+        },
+    )
 }

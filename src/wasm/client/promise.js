@@ -1,43 +1,32 @@
-// Promise shapes of the client (plain ESM, no dependencies): the awaitable `APIPromise` with `withResponse()`, and
-// the cursor `Page` that is async-iterable over every item of every page. The wasm side does the I/O; this file
-// only shapes its results.
+// The client's one driver and its promise shapes (plain ESM, no dependencies). `run` drives every method's core
+// flow (`FlowStepper` in `stepper.rs`: one call, a wait, an upload, a download, a page): the wasm handle decides
+// every step, this loop performs it (`attempt`, `pause`), and shapes the result: the awaitable `APIPromise` with
+// `withResponse()`, and for a list the cursor `Page`, async-iterable over every item of every page.
 
 /**
- * Turns a promise of an `Answered` into a promise of its `data` carrying `withResponse()`.
- * @param {Promise<Answered>} inner
+ * A page of a cursor list, as the core read it.
+ * @param {{items: unknown[], hasMore: boolean, cursor: string | null, nextCursor: string | undefined}} read
+ * @param {{resource: {list(params: object, options?: object): Promise<object>}, params?: object, options?: object}} list
+ *   the resource whose `list` made the page, its parameters (the cursor is replaced) and call options (reused)
  */
-export function apiPromise(inner) {
-  const data = inner.then(pickData);
-  data[INNER] = inner;
-  data.withResponse = withResponseMethod;
-  return data;
-}
-
-const INNER = Symbol("docauto.inner");
-
-/** `withResponse()` of an `APIPromise`: `{ data, response }`. */
-function withResponseMethod() {
-  // The caller observes the answer instead: the data promise's rejection is not theirs to handle any more.
-  this.catch(ignore);
-  return this[INNER].then(plain);
-}
-
-const pickData = (answered) => answered.data;
-const plain = (answered) => answered.plain();
-const ignore = () => {};
-
-/**
- * An `apiPromise` of a page that is also async-iterable over every item of every page.
- * @param {Promise<{data: object, response: object}>} inner
- */
-export function pagePromise(inner) {
-  const promise = apiPromise(inner);
-  Object.defineProperty(promise, Symbol.asyncIterator, {
-    value() {
-      return iterate(promise);
+function makePage(read, list) {
+  const { nextCursor } = read;
+  const page = {
+    object: "list",
+    data: read.items,
+    hasMore: read.hasMore,
+    cursor: read.cursor,
+    hasNextPage() {
+      return nextCursor !== undefined;
     },
-  });
-  return promise;
+    nextPage() {
+      return nextCursor === undefined ? Promise.resolve(null) : list.resource.list({ ...(list.params ?? {}), cursor: nextCursor }, list.options);
+    },
+    [Symbol.asyncIterator]() {
+      return iterate(Promise.resolve(page));
+    },
+  };
+  return page;
 }
 
 async function* iterate(first) {
@@ -46,33 +35,6 @@ async function* iterate(first) {
     yield* page.data;
     page = await page.nextPage();
   }
-}
-
-/**
- * A page of a cursor list.
- * @param {{data?: unknown[], has_more?: boolean, hasMore?: boolean, cursor?: string | null}} body
- * @param {string | undefined} nextCursor the cursor of the next page, undefined at the end
- * @param {{list(params: object, options?: object): Promise<object>}} resource the resource whose `list` made the page
- * @param {object | undefined} params the list parameters (the cursor is replaced)
- * @param {object | undefined} options the call options, reused for the next pages
- */
-export function makePage(body, nextCursor, resource, params, options) {
-  const page = {
-    object: "list",
-    data: Array.isArray(body?.data) ? body.data : [],
-    hasMore: Boolean(body?.has_more ?? body?.hasMore),
-    cursor: typeof body?.cursor === "string" ? body.cursor : null,
-    hasNextPage() {
-      return nextCursor !== undefined;
-    },
-    nextPage() {
-      return nextCursor === undefined ? Promise.resolve(null) : resource.list({ ...(params ?? {}), cursor: nextCursor }, options);
-    },
-    [Symbol.asyncIterator]() {
-      return iterate(Promise.resolve(page));
-    },
-  };
-  return page;
 }
 
 // Request and response plumbing: one boundary crossing each instead of one per header.
@@ -184,22 +146,22 @@ function describe(error) {
   return out;
 }
 
-/** What `attempt` does with a 2xx body; the numbers are `BodyKind::mode` in `driver.rs`. */
-const BodyMode = Object.freeze({ TEXT: 0, BYTES: 1, JSON: 2, FINAL_JSON: 3 });
+/** What `attempt` does with a 2xx body: the core's `Read` (the numbers are `read_code` in `stepper.rs`). */
+const ReadMode = Object.freeze({ TEXT: 0, BYTES: 1, JSON: 2, FINAL_JSON: 3 });
 
 /**
  * One HTTP attempt: `fetch`, then the body, under a timeout and the caller's signal. Retries, sleeps and every
- * decision stay in the wasm driver; this only performs the I/O, with one boundary crossing per attempt.
+ * decision stay in the core; this only performs the I/O, with one boundary crossing per attempt.
  *
- * `mode` (a `BodyMode`) says what to do with a 2xx body: TEXT read it as text, BYTES read its bytes, JSON parse it
- * here (the data never enters wasm; a body that does not parse is handed over as text, for the core to report),
- * FINAL_JSON as JSON, and a body that parses ends the call (the core said so: `Call::json_success_is_final`). Resolves to
- * `{ status, head, headers, text, bytes, data, parsed, final, requestId, replay }`: `head` is header text
- * (`name\nvalue\n...`, lower-case names) for the core, every header except after a JSON parse here, where the core
- * only reads the request id, the replay flag, `Location` and `Retry-After` (a poll's pause) (and nothing in
- * FINAL_JSON, where `requestId` and `replay` are read here as the core reads them); `headers` is the response's own `Headers`, turned into a plain object only
- * if the caller asks for `withResponse()`. Rejects with `{ kind: "timeout" | "aborted" | "connection", message, code }`
- * (`code`: the runtime's error code, from which the core tells a request never sent from one whose answer was lost).
+ * `mode` (a `ReadMode`, the core's `Read`) says what to do with a 2xx body: TEXT read it as text, BYTES read its
+ * bytes, JSON parse it here (the data never enters wasm; a body that does not parse is handed over as text, for the
+ * core to report), FINAL_JSON as JSON, and a body that parses ends the call here (`final`). Resolves to
+ * `{ status, head, headers, text, bytes, data, parsed, final }`: `head` is header text (`name\nvalue\n...`,
+ * lower-case names) for the core, every header except after a JSON parse here, where the core only reads the request
+ * id, the replay flag, `Location` and `Retry-After` (a poll's pause), and nothing after a final one; `headers` is the
+ * response's own `Headers`, read again only if the caller asks for `withResponse()`. Rejects with
+ * `{ kind: "timeout" | "aborted" | "connection" | "too_large", message, code }` (`code`: the runtime's error code,
+ * from which the core tells a request never sent from one whose answer was lost).
  *
  * Timeouts: the attempt runs under its own `AbortController`, which the caller's signal or the timer aborts; the
  * timer aborts the request (closing its connection) before the attempt settles as timed out, so a resend never runs
@@ -261,14 +223,14 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
         }
         const status = Number(response.status) || 0;
         const ok = status >= 200 && status < 300;
-        if (ok && mode === BodyMode.BYTES) {
+        if (ok && mode === ReadMode.BYTES) {
           return readBody(response, maxBytes, true).then((bytes) => {
             finish(resolve, answer(status, headerText(response.headers), response.headers, "", bytes));
           });
         }
         return readBody(response, maxBytes, false).then((raw) => {
           const text = String(raw);
-          if (ok && (mode === BodyMode.JSON || mode === BodyMode.FINAL_JSON)) {
+          if (ok && (mode === ReadMode.JSON || mode === ReadMode.FINAL_JSON)) {
             let data = null;
             let parsed = true;
             try {
@@ -279,16 +241,13 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
             }
             if (parsed) {
               const headers = response.headers;
-              const final = mode === BodyMode.FINAL_JSON && typeof headers?.get === "function";
+              // The core said such an answer ends the call (`Read::FinalJson`): JS ends it, and `withResponse()` has
+              // the core read its request id and replay flag from `headers`, only if it is called.
+              const final = mode === ReadMode.FINAL_JSON && typeof headers?.forEach === "function";
               const result = answer(status, final ? "" : coreHeaderText(headers), headers, "", undefined);
               result.data = data;
               result.parsed = true;
-              if (final) {
-                // The core said such an answer ends the call: read its two headers as the core does.
-                result.final = true;
-                result.requestId = headers.get("x-request-id") ?? null;
-                result.replay = String(headers.get("idempotent-replay") ?? "").trim().toLowerCase() === "true";
-              }
+              result.final = final;
               finish(resolve, result);
               return;
             }
@@ -354,7 +313,7 @@ function discard(response) {
 }
 
 function answer(status, head, headers, text, bytes) {
-  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false, requestId: null, replay: false };
+  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false };
 }
 
 /** Headers as `name\nvalue\n...` text, names in lower case (newlines inside values become spaces). */
@@ -392,34 +351,41 @@ function headerObject(headers) {
   return out;
 }
 
-/** A call's result: its data and what `withResponse()` shows of the answer (built only when asked). */
+/** The core's reader of an answer's request id and replay flag (`AnswerMeta::read`), set once by `stepper.rs`. */
+let readAnswerMeta = () => ({ requestId: null, idempotentReplay: false });
+
+/** @param {(headerText: string) => {requestId: string | null, idempotentReplay: boolean}} reader */
+export function setAnswerMeta(reader) {
+  readAnswerMeta = reader;
+}
+
+/**
+ * A call's result: its data and what `withResponse()` shows of the last answer. `meta` is the core's
+ * `{ requestId, idempotentReplay }`, or undefined when JS ended the call on the answer (the core reads it from the
+ * headers only if `withResponse()` is called).
+ */
 class Answered {
-  constructor(data, status, headers, requestId, idempotentReplay) {
+  constructor(data, status, headers, meta) {
     this.data = data;
     this.status = status;
     this.headers = headers;
-    this.requestId = requestId ?? null;
-    this.idempotentReplay = idempotentReplay;
+    this.meta = meta;
   }
 
   /** `{ data, response: { status, headers, requestId, idempotentReplay } }`, `headers` a plain object. */
   plain() {
+    const meta = this.meta ?? readAnswerMeta(headerText(this.headers));
     const response = {
       status: this.status,
       headers: headerObject(this.headers),
-      requestId: this.requestId,
-      idempotentReplay: this.idempotentReplay,
+      requestId: meta.requestId ?? null,
+      idempotentReplay: meta.idempotentReplay,
     };
     return { data: this.data, response };
   }
 }
 
-/** A call's result (`headers`: the answer's `Headers`, read only by `withResponse()`). */
-export function withResponse(data, status, headers, requestId, idempotentReplay) {
-  return new Answered(data, status, headers, requestId, idempotentReplay);
-}
-
-// The JS-driven path of a single call (`stepper.rs`): the wasm handle decides every step, this loop performs it.
+// The one driver: the wasm handle decides every step, this loop performs it.
 
 /** The `method` argument of `sendStep` indexes this table (`method_code` in `stepper.rs`). */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -427,7 +393,10 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 /** The kinds of `Step` (made only here, by the `*Step` functions). */
 const StepKind = Object.freeze({ SEND: 0, PAUSE: 1, DONE: 2, FAIL: 3 });
 
-/** A step of `CallStepper` (one shape for every kind). */
+/** What a finished flow hands back: the core's `FlowValue` (the numbers are `result_code` in `stepper.rs`). */
+const ResultKind = Object.freeze({ DATA: 0, VOID: 1, LOCATION: 2, BYTES: 3, PAGE: 4 });
+
+/** A step of `FlowStepper` (one shape for every kind). */
 class Step {
   constructor(kind, url, method, headers, body, redirect, ms, mode, value, maxBytes = 0) {
     this.kind = kind;
@@ -443,48 +412,70 @@ class Step {
   }
 }
 
-/** A request to send. */
-export function sendStep(url, method, headers, body, follow, timeoutMs, mode, maxBytes) {
-  return new Step(StepKind.SEND, url, METHODS[method] ?? "GET", headers, body, follow ? "follow" : "manual", timeoutMs, mode, undefined, maxBytes);
+/** A request to send; `read` is a `ReadMode`. */
+export function sendStep(url, method, headers, body, follow, timeoutMs, read, maxBytes) {
+  return new Step(StepKind.SEND, url, METHODS[method] ?? "GET", headers, body, follow ? "follow" : "manual", timeoutMs, read, undefined, maxBytes);
 }
 
-/** A pause before the next attempt. */
+/** A pause before the next request. */
 export function pauseStep(ms) {
-  return new Step(StepKind.PAUSE, "", "", "", undefined, "", ms, BodyMode.TEXT, undefined);
-}
-
-/** The call succeeded with the last answer: its status, request id and replay flag, as the core read them. */
-export function doneStep(status, requestId, idempotentReplay) {
-  return new Step(StepKind.DONE, "", "", "", undefined, "", 0, BodyMode.TEXT, { status, requestId, idempotentReplay });
-}
-
-/** The call failed: the error to throw. */
-export function failStep(error) {
-  return new Step(StepKind.FAIL, "", "", "", undefined, "", 0, BodyMode.TEXT, error);
+  return new Step(StepKind.PAUSE, "", "", "", undefined, "", ms, ReadMode.TEXT, undefined);
 }
 
 /**
- * Runs a `CallStepper` to its end: sends, pauses and checks the caller's signal where its steps say. Returns the
- * `APIPromise` of the call: its data, with `withResponse()`; rejects with the `errors.js` class of the failure. The
- * handle is freed at the end.
+ * The flow succeeded: the kind of its result (a `ResultKind`), the value the core made of it (a location, a page),
+ * and the last answer's status, request id and replay flag as the core read them.
  */
-export function drive(stepper, fetchFn, signal) {
-  const holder = { answered: undefined };
-  const data = run(stepper, fetchFn, signal, holder);
-  data[HOLDER] = holder;
-  data.withResponse = holderWithResponse;
-  return data;
+export function doneStep(kind, value, status, requestId, idempotentReplay) {
+  return new Step(StepKind.DONE, "", "", "", undefined, "", 0, ReadMode.TEXT, { kind, value, status, meta: { requestId, idempotentReplay } });
+}
+
+/** The flow failed: the error to throw. */
+export function failStep(error) {
+  return new Step(StepKind.FAIL, "", "", "", undefined, "", 0, ReadMode.TEXT, error);
 }
 
 const HOLDER = Symbol("docauto.answered");
 
-/** `withResponse()` of a driven call: `{ data, response }` once the call has ended. */
-function holderWithResponse() {
+/**
+ * The one `APIPromise`: the promise of the data with `withResponse()` (and, for a list, async iteration over every
+ * item of every page). `holder.answered` is set once the flow ends.
+ */
+function apiPromise(data, holder, paged) {
+  data[HOLDER] = holder;
+  data.withResponse = withResponse;
+  if (paged) {
+    Object.defineProperty(data, Symbol.asyncIterator, {
+      value() {
+        return iterate(data);
+      },
+    });
+  }
+  return data;
+}
+
+/** `withResponse()` of an `APIPromise`: `{ data, response }` once the flow has ended. */
+function withResponse() {
   const holder = this[HOLDER];
   return this.then(() => holder.answered.plain());
 }
 
-async function run(stepper, fetchFn, signal, holder) {
+/** The `APIPromise` of a method refused before any request (bad arguments). */
+export function failed(error, paged) {
+  return apiPromise(Promise.reject(error), {}, paged);
+}
+
+/**
+ * Runs a `FlowStepper` to its end: sends, pauses and checks the caller's signal where its steps say. Returns the
+ * `APIPromise` of the method (a page's when `list` is `{ resource, params, options }`); rejects with the `errors.js`
+ * class of the failure. The handle is freed at the end.
+ */
+export function drive(stepper, fetchFn, signal, list) {
+  const holder = { answered: undefined };
+  return apiPromise(run(stepper, fetchFn, signal, holder, list), holder, list !== undefined);
+}
+
+async function run(stepper, fetchFn, signal, holder, list) {
   try {
     let step = stepper.step();
     let answer;
@@ -503,7 +494,7 @@ async function run(stepper, fetchFn, signal, holder) {
           continue;
         }
         if (answer.final) {
-          holder.answered = new Answered(answer.data, answer.status, answer.headers, answer.requestId, answer.replay);
+          holder.answered = new Answered(answer.data, answer.status, answer.headers, undefined);
           return answer.data;
         }
         step = stepper.onAnswer(answer, Date.now() - started);
@@ -511,10 +502,9 @@ async function run(stepper, fetchFn, signal, holder) {
         if (!(await pause(step.ms, signal))) stepper.abort();
         step = stepper.step();
       } else if (step.kind === StepKind.DONE) {
-        const { status, requestId, idempotentReplay } = step.value;
-        // A JSON route's 2xx was parsed here (one that did not parse failed the call); a 204 route has no data.
-        const data = answer?.parsed ? answer.data : undefined;
-        holder.answered = new Answered(data, status, answer?.headers, requestId, idempotentReplay);
+        const { kind, value, status, meta } = step.value;
+        const data = result(kind, value, answer, list);
+        holder.answered = new Answered(data, status, answer?.headers, meta);
         return data;
       } else {
         throw step.value;
@@ -522,6 +512,23 @@ async function run(stepper, fetchFn, signal, holder) {
     }
   } finally {
     stepper.free();
+  }
+}
+
+/** A finished flow's data: from the last answer JS holds, or the value the core made. */
+function result(kind, value, answer, list) {
+  switch (kind) {
+    // A JSON answer was parsed here (one that did not parse failed the flow).
+    case ResultKind.DATA:
+      return answer?.parsed ? answer.data : null;
+    case ResultKind.LOCATION:
+      return value;
+    case ResultKind.BYTES:
+      return answer?.bytes ?? new Uint8Array(0);
+    case ResultKind.PAGE:
+      return makePage(value, list);
+    default:
+      return undefined;
   }
 }
 

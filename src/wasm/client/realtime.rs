@@ -5,8 +5,9 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::ordered;
-use super::{simple, ClientState, Data, Opt};
+use super::{simple, ClientState, Opt};
 use crate::client::realtime;
+use crate::client::Goal;
 
 /// `client.realtime`: live transcription sessions.
 #[wasm_bindgen]
@@ -31,7 +32,7 @@ impl RealtimeResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", true, realtime::create_session)
         })
     }

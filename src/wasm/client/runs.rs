@@ -3,15 +3,13 @@
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
-use super::convert::wait_options;
-use super::convert::{self, ordered, params, string_arg};
-use super::driver::{BodyKind, Ctx};
-use super::{make_page, page_promise, prepare, simple, spawn, ClientState, Data, Opt};
+use super::convert::{ordered, params, string_arg, wait_options, WaitOptions};
+use super::{prepare, simple, start, ClientState, Opt};
 use crate::client::output::OutputPlanner;
-use crate::client::pagination::Page;
 use crate::client::runs::{self, RunListParams};
+use crate::client::{Flow, Goal};
+use crate::wasm::platform;
 
 /// `client.runs`: list (cursor pages), read, wait, cancel, delete, keep, outputs.
 #[wasm_bindgen]
@@ -37,28 +35,17 @@ impl RunsResource {
     ) -> JsValue {
         let query = query.unwrap_or(JsValue::UNDEFINED);
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let prepared = prepare(&options, &[]).and_then(|o| {
+        // `nextPage()` calls `list` again with the next cursor and the same options.
+        let list = platform::object(&[
+            ("resource", RunsResource::new(self.inner.clone()).into()),
+            ("params", query.clone()),
+            ("options", options.clone()),
+        ]);
+        start(&self.inner, prepare(&options, &[]), &list, |config, o| {
             let p: RunListParams = params(&query, "params", true)?;
-            let spec = runs::list(&p)?;
-            Ok((o, p, spec))
-        });
-        let inner = self.inner.clone();
-        let resource = JsValue::from(RunsResource::new(self.inner.clone()));
-        page_promise(&future_to_promise(async move {
-            let run = async {
-                let (call_options, p, spec) = prepared?;
-                let ctx = Ctx::new(&inner, call_options.core, &call_options.signal)?;
-                let outcome = ctx.call(spec, None, BodyKind::Text).await?;
-                let page = Page::from_value(&outcome.response.body)?;
-                let next = page
-                    .next_cursor(p.cursor.as_deref())
-                    .map_or(JsValue::UNDEFINED, JsValue::from);
-                let body = outcome.data();
-                let page = make_page(&body, &next, &resource, &query, &options);
-                Ok(convert::with_response(page, &outcome))
-            };
-            run.await.map_err(|e| convert::error_to_js(&e))
-        }))
+            let flow = Flow::page(config, runs::list(&p)?, p.cursor, o)?;
+            Ok((flow, JsValue::UNDEFINED))
+        })
     }
 
     /// `GET /v1/runs/:id` (option `wait`: long-poll up to that many seconds).
@@ -68,7 +55,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             runs::retrieve(&string_arg(&id, "id")?)
         })
     }
@@ -80,7 +67,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             runs::cancel(&string_arg(&id, "id")?)
         })
     }
@@ -92,7 +79,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Void, || {
+        simple(&self.inner, options, Goal::Void, || {
             runs::delete(&string_arg(&id, "id")?)
         })
     }
@@ -106,7 +93,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             let id = string_arg(&id, "id")?;
             ordered(&body, "params", true, |p| runs::keep(&id, p))
         })
@@ -120,24 +107,8 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        let options = options.unwrap_or(JsValue::UNDEFINED);
-        let prepared = prepare(&options, &[]).and_then(|o| {
-            Ok((
-                o,
-                runs::output_url(&string_arg(&id, "id")?, &string_arg(&name, "name")?)?,
-            ))
-        });
-        let inner = self.inner.clone();
-        spawn(async move {
-            let (options, spec) = prepared?;
-            let ctx = Ctx::new(&inner, options.core, &options.signal)?;
-            let outcome = ctx.call(spec, None, BodyKind::Text).await?;
-            let location = outcome
-                .response
-                .location
-                .as_deref()
-                .map_or(JsValue::NULL, JsValue::from);
-            Ok(convert::with_response(location, &outcome))
+        simple(&self.inner, options, Goal::Location, || {
+            runs::output_url(&string_arg(&id, "id")?, &string_arg(&name, "name")?)
         })
     }
 
@@ -150,26 +121,16 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let prepared = prepare(&options, &[]).and_then(|o| {
-            Ok((
-                o,
-                OutputPlanner::new(&string_arg(&id, "id")?, &string_arg(&name, "name")?)?,
-            ))
-        });
-        let inner = self.inner.clone();
-        spawn(async move {
-            let (options, planner) = prepared?;
-            let ctx = Ctx::new(&inner, options.core, &options.signal)?;
-            let location = ctx.output_location(planner).await?;
-            let outcome = ctx
-                .call(runs::download(&location), None, BodyKind::Bytes)
-                .await?;
-            let bytes = outcome
-                .bytes
-                .clone()
-                .unwrap_or_else(|| js_sys::Uint8Array::new_with_length(0));
-            Ok(convert::with_response(bytes.into(), &outcome))
-        })
+        start(
+            &self.inner,
+            prepare(&options, &[]),
+            &JsValue::UNDEFINED,
+            |config, o| {
+                let planner =
+                    OutputPlanner::new(&string_arg(&id, "id")?, &string_arg(&name, "name")?)?;
+                Ok((Flow::download(config, planner, o), JsValue::UNDEFINED))
+            },
+        )
     }
 
     /// Long-polls the run (`wait=120`) until it is finished (or, with `until: "settled"`, needs a signature).
@@ -180,19 +141,15 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitForOptions")] options: Opt,
     ) -> JsValue {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let prepared = wait_options(&options).and_then(|(o, until)| {
-            let deadline = super::convert::wait_deadline(&options)?;
-            Ok((
-                o,
-                runs::wait_for(&string_arg(&id, "id")?, until)?.with_deadline(deadline),
-            ))
+        let mut wait = WaitOptions::default();
+        let prepared = wait_options(&options).map(|(o, w)| {
+            wait = w;
+            o
         });
-        let inner = self.inner.clone();
-        spawn(async move {
-            let (options, planner) = prepared?;
-            let ctx = Ctx::new(&inner, options.core, &options.signal)?;
-            let outcome = ctx.poll(planner).await?;
-            Ok(convert::with_response(outcome.data(), &outcome))
+        start(&self.inner, prepared, &JsValue::UNDEFINED, |config, o| {
+            let planner = runs::wait_for(&string_arg(&id, "id")?, wait.until)?;
+            let flow = Flow::poll(config, planner.with_deadline(wait.deadline), o);
+            Ok((flow, JsValue::UNDEFINED))
         })
     }
 }

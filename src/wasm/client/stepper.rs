@@ -1,7 +1,8 @@
-//! The single-request path of the client, driven from JS: the core's [`Call`] behind a handle whose steps
-//! `drive` in `promise.js` runs (send, pause, end), with no Rust future, waker or closure in between. Most methods are
-//! one call with its retries; they take this path. Methods that chain calls (waits, uploads, downloads, pages) keep
-//! the async driver in `driver.rs`; both run the same core state machine and the same `attempt`.
+//! The one driver of the client, seen from wasm: every method's core [`Flow`] (one call, a wait, an upload, a
+//! download, a page) behind a handle whose steps `run` in `promise.js` performs (send, pause, end), with no Rust
+//! future, waker or closure in between. This file only converts: steps out (`*Step` helpers of `promise.js`),
+//! answers and failures in. The core decides every header (the key only ever goes to `baseUrl`'s origin), every
+//! retry, pause and end.
 
 use std::rc::Rc;
 
@@ -9,17 +10,28 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::convert::error_to_js;
-use super::driver::{env, AttemptAnswer, BodyKind};
-use super::{ClientState, Data};
-use crate::client::{Action, ApiError, Call, Env, Method, TransportError};
-use crate::wasm::interop;
+use super::ClientState;
+use crate::client::{
+    AnswerMeta, ApiError, Body, Env, Finished, Flow, FlowValue, HttpRequest, LogLevel, LogRecord,
+    Method, Read, Step, TransportError,
+};
+use crate::wasm::{interop, platform};
 
 #[wasm_bindgen(module = "/src/wasm/client/promise.js")]
 extern "C" {
     #[wasm_bindgen(js_name = drive)]
-    fn drive_js(stepper: CallStepper, fetch: Option<js_sys::Function>, signal: &JsValue)
-        -> JsValue;
+    fn drive_js(
+        stepper: FlowStepper,
+        fetch: Option<js_sys::Function>,
+        signal: &JsValue,
+        list: &JsValue,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = failed)]
+    fn failed_js(error: &JsValue, paged: bool) -> JsValue;
+    #[wasm_bindgen(js_name = setAnswerMeta)]
+    fn set_answer_meta(reader: &JsValue);
     #[wasm_bindgen(js_name = sendStep)]
+    #[allow(clippy::too_many_arguments)]
     fn send_step(
         url: &str,
         method: u8,
@@ -27,26 +39,46 @@ extern "C" {
         body: &JsValue,
         follow: bool,
         timeout_ms: f64,
-        mode: u8,
+        read: u8,
         max_bytes: f64,
     ) -> JsValue;
     #[wasm_bindgen(js_name = pauseStep)]
     fn pause_step(ms: f64) -> JsValue;
     #[wasm_bindgen(js_name = doneStep)]
-    fn done_step(status: u16, request_id: Option<String>, idempotent_replay: bool) -> JsValue;
+    fn done_step(
+        kind: u8,
+        value: &JsValue,
+        status: u16,
+        request_id: Option<String>,
+        idempotent_replay: bool,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = failStep)]
     fn fail_step(error: &JsValue) -> JsValue;
 }
 
-/// One call in flight on the JS-driven path. Internal: the package does not export it.
-#[wasm_bindgen(skip_typescript)]
-pub struct CallStepper {
-    inner: Rc<ClientState>,
-    call: Call,
-    data: Data,
+#[wasm_bindgen]
+extern "C" {
+    /// What `attempt` in `promise.js` resolves (or rejects) with.
+    type AttemptAnswer;
+    #[wasm_bindgen(method, getter, structural)]
+    fn status(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn head(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn text(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn data(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn parsed(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn kind(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn message(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn code(this: &AttemptAnswer) -> JsValue;
 }
 
-/// The `method` argument of `sendStep` (an index into its `METHODS` table of names).
+/// The `method` argument of `sendStep`: an index into its `METHODS` table.
 fn method_code(method: Method) -> u8 {
     match method {
         Method::Get => 0,
@@ -57,18 +89,37 @@ fn method_code(method: Method) -> u8 {
     }
 }
 
-/// Starts `call` on the JS-driven path: its `APIPromise`.
-pub(crate) fn drive(inner: &Rc<ClientState>, call: Call, data: Data, signal: &JsValue) -> JsValue {
-    let fetch = inner.fetch.clone();
-    let stepper = CallStepper {
-        inner: inner.clone(),
-        call,
-        data,
-    };
-    drive_js(stepper, fetch, signal)
+/// The `read` argument of `sendStep` and `attempt`: the number of the same name in `promise.js`'s `ReadMode`.
+fn read_code(read: Read) -> u8 {
+    match read {
+        Read::Text => 0,
+        Read::Bytes => 1,
+        Read::Json => 2,
+        Read::FinalJson => 3,
+    }
 }
 
-/// Checks a caller's `signal` before a request is spent: `undefined`, `null` or an `AbortSignal`-like object.
+/// The `kind` argument of `doneStep`: the number of the same name in `promise.js`'s `ResultKind`.
+fn result_code(value: &FlowValue) -> u8 {
+    match value {
+        FlowValue::Data => 0,
+        FlowValue::Void => 1,
+        FlowValue::Location(_) => 2,
+        FlowValue::Bytes => 3,
+        FlowValue::Page { .. } => 4,
+    }
+}
+
+/// One method call in flight. Internal: the package does not export it.
+#[wasm_bindgen(skip_typescript)]
+pub struct FlowStepper {
+    inner: Rc<ClientState>,
+    flow: Flow,
+    /// The caller's bytes, attached to a request the core marks [`HttpRequest::raw_body`] (an upload's PUT).
+    raw_body: JsValue,
+}
+
+/// The `signal` option checked before a request is spent: `undefined`, `null` or an `AbortSignal`-like object.
 ///
 /// # Errors
 /// `invalid_request` at `signal`.
@@ -80,50 +131,85 @@ pub(crate) fn check_signal(signal: &JsValue) -> Result<(), ApiError> {
     if signal.is_object() && listens {
         Ok(())
     } else {
-        Err(super::driver::invalid_signal())
+        Err(ApiError::validation(
+            "invalid_request",
+            "signal",
+            "must be an AbortSignal",
+        ))
+    }
+}
+
+thread_local! {
+    /// Whether `promise.js` has the core's reader of an answer's request id and replay flag.
+    static META_SET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Hands `promise.js` the core's [`AnswerMeta::read`], once: `withResponse()` of a call that JS ended on its answer
+/// ([`Read::FinalJson`]) reads the request id and replay flag through it, only when asked.
+fn share_answer_meta() {
+    if META_SET.with(|set| set.replace(true)) {
+        return;
+    }
+    let reader = Closure::<dyn Fn(String) -> JsValue>::new(|head: String| {
+        let meta = AnswerMeta::read(&parse_header_text(&head));
+        platform::object(&[
+            (
+                "requestId",
+                meta.request_id.map_or(JsValue::NULL, JsValue::from),
+            ),
+            ("idempotentReplay", meta.idempotent_replay.into()),
+        ])
+    });
+    set_answer_meta(&reader.into_js_value());
+}
+
+/// Starts `flow`: its `APIPromise` (a `PagePromise` when `list` is `{ resource, params, options }`).
+pub(crate) fn drive(
+    inner: &Rc<ClientState>,
+    flow: Flow,
+    raw_body: JsValue,
+    signal: &JsValue,
+    list: &JsValue,
+) -> JsValue {
+    share_answer_meta();
+    let stepper = FlowStepper {
+        inner: inner.clone(),
+        flow,
+        raw_body,
+    };
+    drive_js(stepper, inner.fetch.clone(), signal, list)
+}
+
+/// The `APIPromise` of a method refused before any request (bad arguments).
+pub(crate) fn rejected(error: &ApiError, paged: bool) -> JsValue {
+    failed_js(&error_to_js(error), paged)
+}
+
+/// The clock and a jitter number, for the core's retry decisions.
+fn env() -> Env {
+    Env {
+        now_ms: js_sys::Date::now() as u64,
+        jitter: js_sys::Math::random(),
     }
 }
 
 #[wasm_bindgen]
-impl CallStepper {
-    /// The next step (made by the `*Step` helpers of `promise.js`): send, pause, done (status, request id, replay
-    /// flag; JS builds the result from the answer it holds) or failed (the error to throw).
+impl FlowStepper {
+    /// The next step (made by the `*Step` helpers of `promise.js`): send, pause, done (the result's kind and value,
+    /// the last answer's status, request id and replay flag; JS holds the answer itself) or failed (the error).
     pub fn step(&mut self) -> JsValue {
-        let action = self.call.next();
+        let now = if self.flow.uses_clock() {
+            js_sys::Date::now() as u64
+        } else {
+            0
+        };
+        let step = self.flow.next(now);
         self.flush(None);
-        match action {
-            Action::Send(request) => {
-                let headers = super::driver::header_lines(&request);
-                let body = request
-                    .body
-                    .as_deref()
-                    .map_or(JsValue::UNDEFINED, JsValue::from_str);
-                let kind = match self.data {
-                    // The core needs nothing more of a JSON 2xx: JS parses it and ends the call itself.
-                    Data::Json if self.call.json_success_is_final() => BodyKind::FinalJson,
-                    Data::Json => BodyKind::Json,
-                    Data::Void => BodyKind::Text,
-                };
-                send_step(
-                    &request.url,
-                    method_code(request.method),
-                    &headers,
-                    &body,
-                    request.follow_redirects,
-                    request.timeout_ms as f64,
-                    kind.mode(),
-                    request.max_body_bytes as f64,
-                )
-            }
-            Action::Sleep { ms } => pause_step(ms as f64),
-            // JS builds the result from the answer it holds: its parsed body (a `Data::Json` route's 2xx is always
-            // parsed there; a body that did not parse failed the call) and its `Headers`.
-            Action::Done(Ok(response)) => done_step(
-                response.status,
-                response.request_id,
-                response.idempotent_replay,
-            ),
-            Action::Done(Err(error)) => fail_step(&error_to_js(&error)),
+        match step {
+            Step::Send { request, read } => self.send(&request, read),
+            Step::Sleep { ms } => pause_step(ms as f64),
+            Step::Done(Ok(finished)) => done(finished),
+            Step::Done(Err(error)) => fail_step(&error_to_js(&error)),
         }
     }
 
@@ -131,20 +217,18 @@ impl CallStepper {
     #[wasm_bindgen(js_name = onAnswer)]
     pub fn on_answer(&mut self, answer: JsValue, elapsed_ms: f64) -> JsValue {
         if !answer.is_object() {
-            self.call
+            self.flow
                 .on_transport_error(TransportError::Connection("fetch failed".to_owned()), env());
             self.flush(Some(elapsed_ms));
             return self.step();
         }
         let answer: AttemptAnswer = answer.unchecked_into();
-        let status = answer.http_status();
-        let head = super::driver::parse_header_text(&answer.head().as_string().unwrap_or_default());
-        // A body JS parsed stays in JS: the core sees none (an empty body, which it reads as `null`).
-        let text = if answer.parsed().as_bool() == Some(true) {
-            String::new()
-        } else {
-            answer.text().as_string().unwrap_or_default()
-        };
+        let status = answer
+            .status()
+            .as_f64()
+            .filter(|s| (0.0..1000.0).contains(s))
+            .map_or(0, |s| s as u16);
+        let head = parse_header_text(&answer.head().as_string().unwrap_or_default());
         // The clock and the jitter only serve a failed answer (`Retry-After` dates, backoff): a 2xx skips reading them.
         let env = if (200..300).contains(&status) {
             Env {
@@ -154,26 +238,173 @@ impl CallStepper {
         } else {
             env()
         };
-        self.call.on_response(status, &head, &text, env);
+        if answer.parsed().as_bool() == Some(true) {
+            // A body JS parsed stays in JS: the core sees only its `status`, and only when a wait reads it.
+            let body_status = if self.flow.reads_status() {
+                interop::option(&answer.data(), "status").as_string()
+            } else {
+                None
+            };
+            let body = Body::Parsed {
+                status: body_status.as_deref(),
+            };
+            self.flow.on_response(status, &head, body, env);
+        } else {
+            let text = answer.text().as_string().unwrap_or_default();
+            self.flow.on_response(status, &head, Body::Text(&text), env);
+        }
         self.flush(Some(elapsed_ms));
         self.step()
     }
 
-    /// Reports what `attempt` rejected with (`{ kind, message }`); returns the next step.
+    /// Reports what `attempt` rejected with (`{ kind, message, code }`); returns the next step.
     #[wasm_bindgen(js_name = onFailure)]
     pub fn on_failure(&mut self, failure: JsValue, elapsed_ms: f64) -> JsValue {
-        let error = super::driver::transport_error(&failure);
-        self.call.on_transport_error(error, env());
+        self.flow
+            .on_transport_error(transport_error(&failure), env());
         self.flush(Some(elapsed_ms));
         self.step()
     }
 
-    /// The caller's signal fired: the next step ends the call with `APIUserAbortError`.
+    /// The caller's signal fired: the next step ends the flow with `APIUserAbortError`.
     pub fn abort(&mut self) {
-        self.call.abort();
+        self.flow.abort();
+    }
+
+    fn send(&self, request: &HttpRequest, read: Read) -> JsValue {
+        let body = match (&request.body, request.raw_body) {
+            (Some(text), _) => JsValue::from_str(text),
+            (None, true) => self.raw_body.clone(),
+            (None, false) => JsValue::UNDEFINED,
+        };
+        send_step(
+            &request.url,
+            method_code(request.method),
+            &header_lines(request),
+            &body,
+            request.follow_redirects,
+            request.timeout_ms as f64,
+            read_code(read),
+            request.max_body_bytes as f64,
+        )
     }
 
     fn flush(&mut self, elapsed: Option<f64>) {
-        self.inner.flush(&mut self.call, elapsed);
+        for record in self.flow.take_logs() {
+            self.inner.log(&record, elapsed);
+        }
+    }
+}
+
+/// The done step of a finished flow; JS takes the data from the answer it holds, except a location or a page.
+fn done(finished: Finished) -> JsValue {
+    let kind = result_code(&finished.value);
+    let value = match finished.value {
+        FlowValue::Location(location) => location.map_or(JsValue::NULL, JsValue::from),
+        FlowValue::Page {
+            items,
+            has_more,
+            cursor,
+            next_cursor,
+        } => {
+            let items = serde_json::to_string(&items)
+                .ok()
+                .and_then(|text| platform::json_parse(&JsValue::from_str(&text)).ok())
+                .unwrap_or_else(|| js_sys::Array::new().into());
+            platform::object(&[
+                ("items", items),
+                ("hasMore", has_more.into()),
+                ("cursor", cursor.map_or(JsValue::NULL, JsValue::from)),
+                (
+                    "nextCursor",
+                    next_cursor.map_or(JsValue::UNDEFINED, JsValue::from),
+                ),
+            ])
+        }
+        FlowValue::Data | FlowValue::Void | FlowValue::Bytes => JsValue::UNDEFINED,
+    };
+    let response = finished.response;
+    done_step(
+        kind,
+        &value,
+        response.status,
+        response.request_id,
+        response.idempotent_replay,
+    )
+}
+
+/// A request's headers as the `name\nvalue\n...` text `attempt` takes (one string across the boundary).
+fn header_lines(request: &HttpRequest) -> String {
+    let mut lines = String::new();
+    for (name, value) in &request.headers {
+        lines.push_str(name);
+        lines.push('\n');
+        lines.push_str(value);
+        lines.push('\n');
+    }
+    lines
+}
+
+/// The core's view of what `attempt` rejected with (`{ kind, message, code }`); the core decides from the code and
+/// message whether the request was sent ([`TransportError::from_runtime`]).
+fn transport_error(failure: &JsValue) -> TransportError {
+    if !failure.is_object() {
+        return TransportError::Connection("fetch failed".to_owned());
+    }
+    let failure: &AttemptAnswer = failure.unchecked_ref();
+    match failure.kind().as_string().as_deref() {
+        Some("timeout") => TransportError::Timeout,
+        Some("aborted") => TransportError::Aborted,
+        Some("too_large") => TransportError::TooLarge,
+        _ => TransportError::from_runtime(
+            &failure.code().as_string().unwrap_or_default(),
+            &failure
+                .message()
+                .as_string()
+                .unwrap_or_else(|| "fetch failed".to_owned()),
+        ),
+    }
+}
+
+/// Splits `name\nvalue\n...` header text into pairs.
+fn parse_header_text(text: &str) -> Vec<(String, String)> {
+    let mut parts = text.split('\n');
+    let mut out = Vec::new();
+    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+        out.push((name.to_owned(), value.to_owned()));
+    }
+    out
+}
+
+impl ClientState {
+    /// A POST's idempotency key seed (only a POST draws random bytes).
+    pub(super) fn random_for(method: Method) -> [u8; 16] {
+        if method == Method::Post {
+            platform::random_bytes()
+        } else {
+            [0; 16]
+        }
+    }
+
+    /// Writes one log line to the `logger` option or the console; `elapsed` (ms) is appended to the lines of an
+    /// answer. Lines never hold the key, bodies or queries.
+    fn log(&self, record: &LogRecord, elapsed: Option<f64>) {
+        let method = match record.level {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error | LogLevel::Off => "error",
+        };
+        let mut line = format!("[docauto] {}", record.message);
+        if let (Some(ms), true) = (elapsed, record.message.contains(" -> ")) {
+            line.push_str(&format!(" elapsed_ms={}", ms.round()));
+        }
+        let target = self
+            .logger
+            .clone()
+            .unwrap_or_else(|| platform::global("console"));
+        if let Some(f) = interop::function_option(&interop::option(&target, method)) {
+            let _ = f.call1(&target, &line.into());
+        }
     }
 }

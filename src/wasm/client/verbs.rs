@@ -4,8 +4,9 @@
 use wasm_bindgen::prelude::*;
 
 use super::convert::ordered;
-use super::{simple, Data, DocAuto, Opt};
+use super::{simple, DocAuto, Opt};
 use crate::client::verbs;
+use crate::client::Goal;
 
 #[wasm_bindgen]
 impl DocAuto {
@@ -16,7 +17,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ExtractParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, verbs::extract)
         })
     }
@@ -29,7 +30,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ExtractBatchParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, verbs::extract_batch)
         })
     }
@@ -41,7 +42,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ParseParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, verbs::parse)
         })
     }
@@ -53,7 +54,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "RedactParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, verbs::redact)
         })
     }
@@ -65,7 +66,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "FillParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, verbs::fill)
         })
     }
@@ -77,7 +78,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "SignParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, verbs::sign)
         })
     }
@@ -89,7 +90,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "PipelineParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, verbs::pipeline)
         })
     }

@@ -5,8 +5,9 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{ordered, string_arg};
-use super::{simple, ClientState, Data, Opt};
+use super::{simple, ClientState, Opt};
 use crate::client::webhooks;
+use crate::client::Goal;
 
 /// `client.webhooks`.
 #[wasm_bindgen]
@@ -29,7 +30,7 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "WebhookCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             ordered(&body, "params", false, webhooks::create)
         })
     }
@@ -40,7 +41,7 @@ impl WebhooksResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || Ok(webhooks::list()))
+        simple(&self.inner, options, Goal::Data, || Ok(webhooks::list()))
     }
 
     /// `GET /v1/webhooks/:id`.
@@ -50,7 +51,7 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             webhooks::retrieve(&string_arg(&id, "id")?)
         })
     }
@@ -63,7 +64,7 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "WebhookUpdateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             let id = string_arg(&id, "id")?;
             ordered(&body, "params", false, |p| webhooks::update(&id, p))
         })
@@ -76,7 +77,7 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Void, || {
+        simple(&self.inner, options, Goal::Void, || {
             webhooks::delete(&string_arg(&id, "id")?)
         })
     }
@@ -88,7 +89,7 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || {
+        simple(&self.inner, options, Goal::Data, || {
             webhooks::deliveries(&string_arg(&id, "id")?)
         })
     }
@@ -99,6 +100,6 @@ impl WebhooksResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Data::Json, || Ok(webhooks::jwks()))
+        simple(&self.inner, options, Goal::Data, || Ok(webhooks::jwks()))
     }
 }

@@ -397,3 +397,48 @@ test("an_answer_larger_than_the_cap_is_refused_with_a_code", async () => {
   }
   assert.equal(server.requests.length, 2, "not retried");
 });
+
+// 7. One meaning of abort for every method: each kind of flow (one call, a wait, an upload, a download, a page) runs
+// on the one driver; a signal that fires mid-flow (during an attempt or a pause) ends it with `APIUserAbortError`
+// and nothing more is sent, and an already-aborted signal sends nothing.
+
+const notReady = (res) => json(res, 409, { code: "output_not_ready", message: "not yet", retryable: true });
+const FLOWS = [
+  // [name, server script, the method call, requests sent before the abort]
+  ["a_single_call_in_its_attempt", () => {}, (c, signal) => c.agents.retrieve("agt_1", { signal }), 1],
+  [
+    "a_wait_in_its_pause",
+    (req, res) => json(res, 200, { id: "agr_1", object: "agent_run", status: "waiting" }),
+    (c, signal) => c.agentRuns.waitFor("agr_1", { signal }),
+    1,
+  ],
+  [
+    "an_upload_in_its_put",
+    (req, res, n) => (n === 0 ? json(res, 201, { id: "file_1", status: "pending", uploadUrl: `http://${req.headers.host}/upload/1` }) : undefined),
+    (c, signal) => c.files.upload({ name: "a.txt", mimeType: "text/plain", data: "hello" }, { signal }),
+    2,
+  ],
+  ["a_download_waiting_for_its_output", (req, res) => notReady(res), (c, signal) => c.runs.downloadOutput("exr_1", "a.pdf", { signal }), 1],
+  ["a_page_in_its_attempt", () => {}, (c, signal) => c.runs.list({}, { signal }), 1],
+];
+
+for (const [name, script, call, sent] of FLOWS) {
+  test(`abort_ends_${name}_with_user_abort_error`, { timeout: 20_000 }, async () => {
+    const server = await scripted(script);
+    const controller = new AbortController();
+    const pending = call(client(server.url, { maxRetries: 0 }), controller.signal);
+    while (server.requests.length < sent) await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    const error = await pending.then(() => assert.fail("resolved"), (e) => e);
+    assert.ok(error instanceof sdk.APIUserAbortError, `${error?.name}: ${error?.message}`);
+    assert.equal(error.code, "aborted");
+    assert.equal(server.requests.length, sent, "nothing sent after the abort");
+  });
+
+  test(`an_aborted_signal_sends_nothing_for_${name}`, async () => {
+    const server = await scripted(script);
+    const error = await call(client(server.url), AbortSignal.abort()).then(() => assert.fail("resolved"), (e) => e);
+    assert.ok(error instanceof sdk.APIUserAbortError, `${error?.name}: ${error?.message}`);
+    assert.equal(server.requests.length, 0);
+  });
+}

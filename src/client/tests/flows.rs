@@ -1,0 +1,564 @@
+//! The composed flows of [`Flow`]: waits, uploads, downloads, pages, and the abort and deadline rules every flow
+//! shares.
+
+use super::{config, KEY};
+use crate::client::output::OutputPlanner;
+use crate::client::polling::Until;
+use crate::client::{
+    agents, runs, AnswerMeta, ApiError, Body, CallOptions, Env, ErrorKind, Finished, Flow,
+    FlowValue, Goal, HttpRequest, LogLevel, Method, Read, Step, TransportError,
+};
+
+/// A scripted answer: status, headers, and a body reported as text or as the host's parse (its `status`).
+enum Answer {
+    Text(u16, Vec<(&'static str, &'static str)>, &'static str),
+    Parsed(u16, Vec<(&'static str, &'static str)>, Option<&'static str>),
+    Transport(TransportError),
+}
+
+/// What a driven flow did.
+struct Trace {
+    sends: Vec<(HttpRequest, Read)>,
+    sleeps: Vec<u64>,
+    result: Result<Finished, ApiError>,
+}
+
+fn env(now_ms: u64) -> Env {
+    Env {
+        now_ms,
+        jitter: 0.0,
+    }
+}
+
+fn pairs(headers: &[(&'static str, &'static str)]) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+/// Runs `flow` against scripted answers on a fake clock: each answer takes `held_ms`, each sleep its length.
+/// `abort_at_sleep` aborts the flow in place of its n-th sleep (0-based), as the host does when the signal fires.
+fn drive(
+    mut flow: Flow,
+    answers: Vec<Answer>,
+    held_ms: u64,
+    abort_at_sleep: Option<usize>,
+) -> Trace {
+    let mut answers = answers.into_iter();
+    let mut now = 1_700_000_000_000u64;
+    let (mut sends, mut sleeps) = (Vec::new(), Vec::new());
+    for _ in 0..1_000 {
+        match flow.next(now) {
+            Step::Send { request, read } => {
+                sends.push((request, read));
+                now += held_ms;
+                match answers
+                    .next()
+                    .expect("the flow sent more requests than scripted")
+                {
+                    Answer::Text(status, headers, body) => {
+                        flow.on_response(status, &pairs(&headers), Body::Text(body), env(now))
+                    }
+                    Answer::Parsed(status, headers, body_status) => flow.on_response(
+                        status,
+                        &pairs(&headers),
+                        Body::Parsed {
+                            status: body_status,
+                        },
+                        env(now),
+                    ),
+                    Answer::Transport(e) => flow.on_transport_error(e, env(now)),
+                }
+            }
+            Step::Sleep { ms } => {
+                if abort_at_sleep == Some(sleeps.len()) {
+                    flow.abort();
+                }
+                sleeps.push(ms);
+                now += ms;
+            }
+            Step::Done(result) => {
+                assert!(
+                    answers.next().is_none(),
+                    "the flow ended before every scripted answer"
+                );
+                return Trace {
+                    sends,
+                    sleeps,
+                    result,
+                };
+            }
+        }
+    }
+    panic!("the flow never ended");
+}
+
+fn no_retries() -> CallOptions {
+    CallOptions {
+        max_retries: Some(0),
+        ..CallOptions::default()
+    }
+}
+
+#[test]
+fn wait_that_polls_three_times_ends_on_the_third_answer() {
+    let planner = runs::wait_for("exr_1", Until::Finished).unwrap();
+    let flow = Flow::poll(&config(), planner, &CallOptions::default());
+    let trace = drive(
+        flow,
+        vec![
+            Answer::Parsed(200, vec![("x-request-id", "req_1")], Some("queued")),
+            Answer::Parsed(200, vec![("x-request-id", "req_2")], Some("processing")),
+            Answer::Parsed(200, vec![("x-request-id", "req_3")], Some("processed")),
+        ],
+        130_000,
+        None,
+    );
+    assert_eq!(trace.sends.len(), 3);
+    assert!(trace.sends.iter().all(|(r, read)| *read == Read::Json
+        && r.method == Method::Get
+        && r.url.ends_with("/v1/runs/exr_1?wait=120")));
+    assert!(trace.sleeps.is_empty(), "an honest long poll pays no pause");
+    let done = trace.result.unwrap();
+    assert_eq!(done.value, FlowValue::Data);
+    assert_eq!(done.response.request_id.as_deref(), Some("req_3"));
+}
+
+#[test]
+fn wait_answered_early_with_the_same_status_pauses_to_the_floor() {
+    let planner = runs::wait_for("exr_1", Until::Finished).unwrap();
+    let flow = Flow::poll(&config(), planner, &CallOptions::default());
+    let trace = drive(
+        flow,
+        vec![
+            Answer::Parsed(200, vec![], Some("processing")),
+            Answer::Parsed(200, vec![], Some("processing")),
+            Answer::Parsed(200, vec![], Some("processed")),
+        ],
+        100,
+        None,
+    );
+    // The second early answer repeats the status: the pause fills the 1 s floor from the poll's start.
+    assert_eq!(trace.sleeps, vec![900]);
+    assert!(trace.result.is_ok());
+}
+
+#[test]
+fn wait_without_status_in_the_parsed_body_is_unexpected_shape() {
+    let planner = runs::wait_for("exr_1", Until::Finished).unwrap();
+    let flow = Flow::poll(&config(), planner, &CallOptions::default());
+    let trace = drive(flow, vec![Answer::Parsed(200, vec![], None)], 10, None);
+    assert_eq!(trace.result.unwrap_err().code, "unexpected_shape");
+}
+
+#[test]
+fn wait_past_its_deadline_fails_with_wait_deadline() {
+    let planner = crate::client::agent_runs::wait_for("agr_1", Until::Finished)
+        .unwrap()
+        .with_deadline(Some(8_000));
+    let flow = Flow::poll(&config(), planner, &CallOptions::default());
+    // `waiting` is not held for: the planner pauses 5 s, then 10 s, which would end past the 8 s deadline.
+    let trace = drive(
+        flow,
+        vec![
+            Answer::Parsed(200, vec![], Some("waiting")),
+            Answer::Parsed(200, vec![], Some("waiting")),
+        ],
+        100,
+        None,
+    );
+    assert_eq!(trace.sends.len(), 2);
+    assert_eq!(trace.sleeps, vec![5_000]);
+    let err = trace.result.unwrap_err();
+    assert_eq!(
+        (err.kind, err.code.as_str()),
+        (ErrorKind::Timeout, "wait_deadline")
+    );
+}
+
+#[test]
+fn wait_aborted_during_its_pause_ends_with_aborted_and_sends_nothing_more() {
+    let planner = crate::client::agent_runs::wait_for("agr_1", Until::Finished).unwrap();
+    let flow = Flow::poll(&config(), planner, &CallOptions::default());
+    let trace = drive(
+        flow,
+        vec![Answer::Parsed(200, vec![], Some("waiting"))],
+        100,
+        Some(0),
+    );
+    assert_eq!(trace.sends.len(), 1);
+    let err = trace.result.unwrap_err();
+    assert_eq!(
+        (err.kind, err.code.as_str()),
+        (ErrorKind::UserAbort, "aborted")
+    );
+}
+
+#[test]
+fn wait_poll_that_fails_ends_the_wait_with_that_error() {
+    let planner = runs::wait_for("exr_1", Until::Finished).unwrap();
+    let flow = Flow::poll(&config(), planner, &no_retries());
+    let trace = drive(
+        flow,
+        vec![Answer::Text(
+            404,
+            vec![],
+            r#"{"code":"not_found","message":"no such run"}"#,
+        )],
+        10,
+        None,
+    );
+    assert_eq!(trace.result.unwrap_err().status, Some(404));
+}
+
+#[test]
+fn upload_registers_puts_the_bytes_without_the_key_then_waits_until_ready() {
+    let flow = Flow::upload(
+        &config(),
+        "a.pdf",
+        "application/pdf",
+        &CallOptions::default(),
+        [7; 16],
+    )
+    .unwrap();
+    let trace = drive(
+        flow,
+        vec![
+            Answer::Text(
+                201,
+                vec![],
+                r#"{"id":"file_1","status":"pending","uploadUrl":"https://uploads.example/u/1"}"#,
+            ),
+            Answer::Text(200, vec![], ""),
+            Answer::Parsed(200, vec![("x-request-id", "req_r")], Some("ready")),
+        ],
+        10,
+        None,
+    );
+    let (register, put, poll) = (&trace.sends[0], &trace.sends[1], &trace.sends[2]);
+    assert_eq!((register.0.method, register.1), (Method::Post, Read::Text));
+    assert_eq!(put.0.method, Method::Put);
+    assert_eq!(put.0.url, "https://uploads.example/u/1");
+    assert!(put.0.raw_body && put.0.body.is_none());
+    assert!(
+        put.0.headers.iter().all(|(_, v)| !v.contains(KEY)),
+        "the key never goes to the upload host"
+    );
+    assert!(put
+        .0
+        .headers
+        .contains(&("content-type".to_owned(), "application/pdf".to_owned())));
+    assert_eq!((poll.0.method, poll.1), (Method::Get, Read::Json));
+    assert!(poll.0.url.ends_with("/v1/files/file_1"));
+    // A file that is ready at once costs no pause.
+    assert!(trace.sleeps.is_empty());
+    let done = trace.result.unwrap();
+    assert_eq!(done.response.request_id.as_deref(), Some("req_r"));
+}
+
+#[test]
+fn upload_whose_put_fails_ends_with_the_put_error_and_polls_nothing() {
+    let flow = Flow::upload(
+        &config(),
+        "a.pdf",
+        "application/pdf",
+        &no_retries(),
+        [7; 16],
+    )
+    .unwrap();
+    let trace = drive(
+        flow,
+        vec![
+            Answer::Text(
+                201,
+                vec![],
+                r#"{"id":"file_1","uploadUrl":"https://uploads.example/u/1"}"#,
+            ),
+            Answer::Text(403, vec![], "signature expired"),
+        ],
+        10,
+        None,
+    );
+    assert_eq!(trace.sends.len(), 2);
+    assert_eq!(trace.result.unwrap_err().status, Some(403));
+}
+
+#[test]
+fn upload_registration_without_upload_url_is_unexpected_shape() {
+    let flow = Flow::upload(
+        &config(),
+        "a.pdf",
+        "application/pdf",
+        &no_retries(),
+        [7; 16],
+    )
+    .unwrap();
+    let trace = drive(
+        flow,
+        vec![Answer::Text(201, vec![], r#"{"id":"file_1"}"#)],
+        10,
+        None,
+    );
+    assert_eq!(trace.sends.len(), 1);
+    assert_eq!(trace.result.unwrap_err().code, "unexpected_shape");
+}
+
+#[test]
+fn download_waits_out_output_not_ready_then_reads_the_bytes() {
+    let planner = OutputPlanner::new("exr_1", "a.pdf").unwrap();
+    let flow = Flow::download(&config(), planner, &no_retries());
+    let trace = drive(
+        flow,
+        vec![
+            Answer::Text(
+                409,
+                vec![],
+                r#"{"code":"output_not_ready","retryable":true}"#,
+            ),
+            Answer::Text(302, vec![("location", "https://cdn.example/o?sig=1")], ""),
+            Answer::Text(200, vec![("x-request-id", "req_d")], ""),
+        ],
+        10,
+        None,
+    );
+    assert_eq!(trace.sleeps, vec![1_000]);
+    assert_eq!(trace.sends[1].1, Read::Text);
+    let (download, read) = &trace.sends[2];
+    assert_eq!(
+        (download.url.as_str(), *read),
+        ("https://cdn.example/o?sig=1", Read::Bytes)
+    );
+    assert!(download.headers.iter().all(|(_, v)| !v.contains(KEY)));
+    assert_eq!(trace.result.unwrap().value, FlowValue::Bytes);
+}
+
+#[test]
+fn download_aborted_while_waiting_for_the_output_ends_with_aborted() {
+    let planner = OutputPlanner::new("exr_1", "a.pdf").unwrap();
+    let flow = Flow::download(&config(), planner, &no_retries());
+    let trace = drive(
+        flow,
+        vec![Answer::Text(
+            409,
+            vec![],
+            r#"{"code":"output_not_ready","retryable":true}"#,
+        )],
+        10,
+        Some(0),
+    );
+    assert_eq!(trace.result.unwrap_err().code, "aborted");
+}
+
+#[test]
+fn download_attempt_aborted_by_the_signal_is_not_waited_out() {
+    let planner = OutputPlanner::new("exr_1", "a.pdf").unwrap();
+    let flow = Flow::download(&config(), planner, &CallOptions::default());
+    let trace = drive(
+        flow,
+        vec![Answer::Transport(TransportError::Aborted)],
+        10,
+        None,
+    );
+    assert_eq!(trace.sends.len(), 1);
+    assert_eq!(trace.result.unwrap_err().kind, ErrorKind::UserAbort);
+}
+
+#[test]
+fn page_reports_has_more_and_the_next_cursor() {
+    let spec = runs::list(&runs::RunListParams::default()).unwrap();
+    let flow = Flow::page(&config(), spec, None, &CallOptions::default()).unwrap();
+    let trace = drive(
+        flow,
+        vec![Answer::Text(
+            200,
+            vec![],
+            r#"{"object":"list","data":[{"id":"exr_1"}],"hasMore":true,"cursor":"c2"}"#,
+        )],
+        10,
+        None,
+    );
+    assert_eq!(trace.sends[0].1, Read::Text);
+    match trace.result.unwrap().value {
+        FlowValue::Page {
+            items,
+            has_more,
+            cursor,
+            next_cursor,
+        } => {
+            assert_eq!(items.len(), 1);
+            assert!(has_more, "hasMore is read as has_more");
+            assert_eq!(cursor.as_deref(), Some("c2"));
+            assert_eq!(next_cursor.as_deref(), Some("c2"));
+        }
+        other => panic!("not a page: {other:?}"),
+    }
+}
+
+#[test]
+fn page_that_repeats_its_cursor_has_no_next_page() {
+    let spec = runs::list(&runs::RunListParams::default()).unwrap();
+    let flow = Flow::page(
+        &config(),
+        spec,
+        Some("c2".to_owned()),
+        &CallOptions::default(),
+    )
+    .unwrap();
+    let trace = drive(
+        flow,
+        vec![Answer::Text(
+            200,
+            vec![],
+            r#"{"data":[],"has_more":true,"cursor":"c2"}"#,
+        )],
+        10,
+        None,
+    );
+    assert!(matches!(
+        trace.result.unwrap().value,
+        FlowValue::Page {
+            has_more: true,
+            next_cursor: None,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn single_json_call_is_final_on_the_host_only_below_info() {
+    let spec = || agents::retrieve("agt_1").unwrap();
+    let mut quiet = config();
+    quiet.log_level = LogLevel::Warn;
+    let mut flow =
+        Flow::single(&quiet, spec(), &CallOptions::default(), Goal::Data, [0; 16]).unwrap();
+    assert!(matches!(
+        flow.next(0),
+        Step::Send {
+            read: Read::FinalJson,
+            ..
+        }
+    ));
+    let mut loud = config();
+    loud.log_level = LogLevel::Info;
+    let mut flow =
+        Flow::single(&loud, spec(), &CallOptions::default(), Goal::Data, [0; 16]).unwrap();
+    assert!(matches!(
+        flow.next(0),
+        Step::Send {
+            read: Read::Json,
+            ..
+        }
+    ));
+    let mut flow =
+        Flow::single(&quiet, spec(), &CallOptions::default(), Goal::Void, [0; 16]).unwrap();
+    assert!(matches!(
+        flow.next(0),
+        Step::Send {
+            read: Read::Text,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn output_url_ends_with_the_location() {
+    let spec = runs::output_url("exr_1", "a.pdf").unwrap();
+    let flow = Flow::single(
+        &config(),
+        spec,
+        &CallOptions::default(),
+        Goal::Location,
+        [0; 16],
+    )
+    .unwrap();
+    let trace = drive(
+        flow,
+        vec![Answer::Text(
+            302,
+            vec![("location", "https://cdn.example/o")],
+            "",
+        )],
+        10,
+        None,
+    );
+    assert_eq!(
+        trace.result.unwrap().value,
+        FlowValue::Location(Some("https://cdn.example/o".to_owned()))
+    );
+}
+
+#[test]
+fn flow_aborted_before_its_first_send_sends_nothing() {
+    let spec = agents::retrieve("agt_1").unwrap();
+    let mut flow = Flow::single(
+        &config(),
+        spec,
+        &CallOptions::default(),
+        Goal::Data,
+        [0; 16],
+    )
+    .unwrap();
+    flow.abort();
+    match flow.next(0) {
+        Step::Done(Err(e)) => {
+            assert_eq!((e.kind, e.code.as_str()), (ErrorKind::UserAbort, "aborted"))
+        }
+        other => panic!("expected the aborted end, got {other:?}"),
+    }
+}
+
+#[test]
+fn retry_pause_aborted_ends_the_call_with_aborted() {
+    let spec = agents::retrieve("agt_1").unwrap();
+    let flow = Flow::single(
+        &config(),
+        spec,
+        &CallOptions::default(),
+        Goal::Data,
+        [0; 16],
+    )
+    .unwrap();
+    let trace = drive(flow, vec![Answer::Text(503, vec![], "")], 10, Some(0));
+    assert_eq!(trace.sends.len(), 1);
+    assert_eq!(trace.result.unwrap_err().code, "aborted");
+}
+
+#[test]
+fn timed_out_attempt_of_a_get_is_resent_then_reported_as_timeout() {
+    let spec = agents::retrieve("agt_1").unwrap();
+    let options = CallOptions {
+        max_retries: Some(1),
+        ..CallOptions::default()
+    };
+    let flow = Flow::single(&config(), spec, &options, Goal::Data, [0; 16]).unwrap();
+    let trace = drive(
+        flow,
+        vec![
+            Answer::Transport(TransportError::Timeout),
+            Answer::Transport(TransportError::Timeout),
+        ],
+        10,
+        None,
+    );
+    assert_eq!(trace.sends.len(), 2);
+    let err = trace.result.unwrap_err();
+    assert_eq!(
+        (err.kind, err.code.as_str()),
+        (ErrorKind::Timeout, "timeout")
+    );
+}
+
+#[test]
+fn answer_meta_reads_request_id_and_replay_as_the_call_does() {
+    let meta = AnswerMeta::read(&pairs(&[
+        ("x-request-id", "req_9"),
+        ("idempotent-replay", " TRUE "),
+    ]));
+    assert_eq!(
+        (meta.request_id.as_deref(), meta.idempotent_replay),
+        (Some("req_9"), true)
+    );
+    let meta = AnswerMeta::read(&pairs(&[("idempotent-replay", "yes")]));
+    assert_eq!((meta.request_id, meta.idempotent_replay), (None, false));
+}
