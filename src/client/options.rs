@@ -96,7 +96,7 @@ impl ClientOptions {
         };
         decode_fields(value).map_err(|e| match e {
             FieldError::Unknown(name) => invalid(&name, "is not a client option"),
-            FieldError::WrongType(name, _) => invalid(&name, expectation(&name)),
+            FieldError::WrongType(name) => invalid(&name, expectation(&name)),
             FieldError::NotAnObject => invalid("options", "must be an object"),
         })
     }

@@ -160,6 +160,16 @@ fn whole(
         .ok_or_else(|| invalid(path, format!("must be a whole number from {min} to {max}")))
 }
 
+/// What an option of the wrong type should have been.
+fn expectation(field: &str) -> &'static str {
+    match field {
+        "url" | "deviceId" => "must be a string",
+        "echoCancellation" | "noiseSuppression" | "autoGainControl" => "must be a boolean",
+        "onDeviceLost" => "must be \"switch\" or \"error\"",
+        _ => "must be a number",
+    }
+}
+
 impl TranscriberOptions {
     /// Decodes the options from their JSON form (the wasm layer converts the JS object without its handles).
     ///
@@ -168,7 +178,7 @@ impl TranscriberOptions {
     pub fn from_json(value: serde_json::Value) -> Result<Self, RealtimeError> {
         crate::options::decode_fields(value).map_err(|e| match e {
             FieldError::Unknown(name) => invalid(&name, "is not an option of RealtimeTranscriber"),
-            FieldError::WrongType(name, detail) => invalid(&name, detail),
+            FieldError::WrongType(name) => invalid(&name, expectation(&name)),
             FieldError::NotAnObject => {
                 invalid("", "options must be an object with url and/or getUrl")
             }

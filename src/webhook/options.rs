@@ -4,14 +4,13 @@
 //! (`fetch`, `dedupe`, and `now` when it is a function) are taken out by the wasm layer before decoding
 //! ([`HANDLES`]).
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::{ErrorCode, Result, WebhookError};
 use super::jwk::KeySet;
 use super::key_cache::{self, KeyCache, KeysAge};
 use super::{body_limit, claims, JWKS_PATH};
-use crate::options::{decode_fields, FieldError};
+use crate::options::{check_table, FieldError, Kind};
 
 /// Options that are JS handles, not data: the host extracts them (and `now` when it is a function).
 pub const HANDLES: [&str; 2] = ["fetch", "dedupe"];
@@ -23,9 +22,22 @@ const fn invalid(detail: &'static str) -> WebhookError {
     WebhookError::new(ErrorCode::InvalidOptions, detail)
 }
 
-/// The data options of a verifier, as JS gives them (camelCase; numbers are JS numbers).
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// The data options and their kinds: read by table ([`check_table`]), not by a serde derive, to keep the
+/// webhook-only wasm module small.
+const TABLE: [(&str, Kind); 9] = [
+    ("jwksUrl", Kind::String),
+    ("baseUrl", Kind::String),
+    ("jwks", Kind::StringOrObject),
+    ("clockToleranceSeconds", Kind::Number),
+    ("now", Kind::Number),
+    ("cacheTtlSeconds", Kind::Number),
+    ("cooldownSeconds", Kind::Number),
+    ("timeoutMs", Kind::Number),
+    ("maxBodyBytes", Kind::Number),
+];
+
+/// The data options of a verifier, as JS gives them (camelCase names; numbers are JS numbers).
+#[derive(Clone, Debug, Default)]
 pub struct VerifierOptions {
     /// The key set's URL (https; http only on this machine's loopback).
     pub jwks_url: Option<String>,
@@ -117,20 +129,31 @@ impl VerifierOptions {
     /// # Errors
     /// `invalid_options`: an unknown name, a value of the wrong type, or options that are not an object.
     pub fn from_json(value: Value) -> Result<Self> {
-        let value = match value {
-            Value::Object(map) => {
-                Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
-            }
-            other => other,
-        };
-        decode_fields(value).map_err(|e| match e {
+        let map = check_table(value, &TABLE).map_err(|e| match e {
             FieldError::Unknown(_) => {
                 invalid("unknown option (see WebhookVerifierOptions for the accepted names)")
             }
-            FieldError::WrongType(name, _) => invalid(expectation(&name)),
+            FieldError::WrongType(name) if name == "jwks" => WebhookError::new(
+                ErrorCode::InvalidJwks,
+                "jwks must be a JWKS object or JSON text",
+            ),
+            FieldError::WrongType(name) => invalid(expectation(&name)),
             FieldError::NotAnObject => {
                 invalid("options must be an object: { jwksUrl } | { baseUrl } | { jwks }")
             }
+        })?;
+        let text = |name: &str| map.get(name).and_then(Value::as_str).map(str::to_owned);
+        let number = |name: &str| map.get(name).and_then(Value::as_f64);
+        Ok(Self {
+            jwks_url: text("jwksUrl"),
+            base_url: text("baseUrl"),
+            jwks: map.get("jwks").cloned(),
+            clock_tolerance_seconds: number("clockToleranceSeconds"),
+            now: number("now"),
+            cache_ttl_seconds: number("cacheTtlSeconds"),
+            cooldown_seconds: number("cooldownSeconds"),
+            timeout_ms: number("timeoutMs"),
+            max_body_bytes: number("maxBodyBytes"),
         })
     }
 
@@ -211,21 +234,18 @@ fn expectation(field: &str) -> &'static str {
     }
 }
 
-/// The JSON text of a `jwks` option (an object, or JSON text).
-fn jwks_text(jwks: &Value) -> Option<String> {
-    match jwks {
-        Value::String(text) => Some(text.clone()),
-        Value::Object(_) => serde_json::to_string(jwks).ok(),
-        _ => None,
-    }
-}
-
 fn static_keys(jwks: &Value) -> Result<KeySet> {
-    let text = jwks_text(jwks).ok_or(WebhookError::new(
-        ErrorCode::InvalidJwks,
-        "jwks must be a JWKS object or JSON text",
-    ))?;
-    let keys = KeySet::from_json(text.as_bytes())?;
+    // Read from the value itself (no serializing it back to text, which would link a float printer into the wasm).
+    let keys = match jwks {
+        Value::String(text) => KeySet::from_json(text.as_bytes())?,
+        Value::Object(_) => KeySet::from_value(jwks)?,
+        _ => {
+            return Err(WebhookError::new(
+                ErrorCode::InvalidJwks,
+                "jwks must be a JWKS object or JSON text",
+            ))
+        }
+    };
     if keys.is_empty() {
         return Err(WebhookError::new(
             ErrorCode::InvalidJwks,
