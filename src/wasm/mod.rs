@@ -32,6 +32,15 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = include_str!("types.d.ts");
 
+// Generated from the core's Rust types (src/typegen.rs; `cargo xtask types` rewrites them, a test fails if stale).
+#[cfg(any(feature = "webhooks", feature = "testing"))]
+#[wasm_bindgen(typescript_custom_section)]
+const GENERATED_WEBHOOK_TYPES: &'static str = include_str!("generated/webhooks.d.ts");
+
+#[cfg(feature = "realtime")]
+#[wasm_bindgen(typescript_custom_section)]
+const GENERATED_REALTIME_TYPES: &'static str = include_str!("generated/realtime.d.ts");
+
 #[cfg(feature = "client")]
 #[wasm_bindgen(typescript_custom_section)]
 const CLIENT_TYPES: &'static str = include_str!("client_types.d.ts");

@@ -1,0 +1,247 @@
+//! The TypeScript declarations of the wire types, generated from the Rust types that define them.
+//!
+//! The types derive `ts_rs::TS` in test builds only (`#[cfg_attr(test, derive(ts_rs::TS))]`), so nothing of the
+//! generator reaches the wasm. The generated files are committed (src/wasm/generated/*.d.ts) and included by
+//! src/wasm/mod.rs as `typescript_custom_section`s next to the hand-written declarations of what is JS-only
+//! (handles, callbacks, classes). [`generated_declarations_are_fresh`] fails when a committed file differs from
+//! what the Rust types give; `cargo xtask types` (which runs it with `DOCAUTO_WRITE_TYPES=1`) rewrites them.
+
+use std::path::PathBuf;
+
+use ts_rs::TS;
+
+use crate::realtime::error::RealtimeError;
+use crate::webhook::ErrorCode;
+
+/// Set to write the generated files instead of checking them.
+const WRITE_ENV: &str = "DOCAUTO_WRITE_TYPES";
+
+const HEADER: &str = "// Generated from the Rust types by `cargo xtask types` (ts-rs, see src/typegen.rs): do not edit.\n";
+
+/// Makes the text of one generated file.
+type Generate = fn() -> String;
+
+/// The generated files, relative to the crate root, and what each holds.
+const FILES: [(&str, Generate); 2] = [
+    ("src/wasm/generated/webhooks.d.ts", webhooks),
+    ("src/wasm/generated/realtime.d.ts", realtime),
+];
+
+fn webhooks() -> String {
+    [
+        HEADER.to_owned(),
+        declaration::<crate::webhook::options::VerifierOptions>(),
+        union(
+            "Stable codes of a failed verification.",
+            "WebhookErrorCode",
+            &webhook_codes(),
+            false,
+        ),
+    ]
+    .join("\n")
+}
+
+fn realtime() -> String {
+    [
+        HEADER.to_owned(),
+        declaration::<crate::realtime::options::TranscriberOptions>(),
+        declaration::<crate::realtime::options::DeviceLostPolicy>(),
+        declaration::<crate::realtime::session::Transcript>(),
+        declaration::<crate::realtime::usage::Usage>(),
+        declaration::<crate::realtime::level::Level>(),
+        union(
+            "Codes of `RealtimeError`: this client's own, and (open) any code of a service `error` message.",
+            "RealtimeErrorCode",
+            &realtime_codes(),
+            true,
+        ),
+    ]
+    .join("\n")
+}
+
+/// `export type Name = ...;` with the type's doc comment, one member per line.
+fn declaration<T: TS>() -> String {
+    let mut out = T::docs().unwrap_or_default();
+    out.push_str("export ");
+    out.push_str(&pretty(&T::decl()));
+    out
+}
+
+/// A union of string literals; `open`: any other string is accepted too (`string & {}` keeps the literals
+/// suggested by editors).
+fn union(docs: &str, name: &str, members: &[String], open: bool) -> String {
+    let mut out = format!("/** {docs} */\nexport type {name} =\n");
+    for member in members {
+        out.push_str(&format!("  | \"{member}\"\n"));
+    }
+    if open {
+        out.push_str("  | (string & {})\n");
+    }
+    out.pop();
+    out.push_str(";\n");
+    out
+}
+
+/// Lays ts-rs's one-line members out one per line, indented by depth, `;` after each member of the declared
+/// object (inline object types, generics and doc comments are kept as they are).
+fn pretty(decl: &str) -> String {
+    let mut split = String::new();
+    let (mut nesting, mut prev) = (0usize, ' ');
+    let (mut comment, mut string, mut skip_spaces) = (false, false, false);
+    for c in decl.chars() {
+        if skip_spaces && c == ' ' {
+            continue;
+        }
+        skip_spaces = false;
+        if comment {
+            comment = !(prev == '*' && c == '/');
+        } else if string {
+            string = !(c == '"' && prev != '\\');
+        } else {
+            match c {
+                '*' if prev == '/' => comment = true,
+                '"' => string = true,
+                '{' | '[' | '(' | '<' => nesting += 1,
+                '}' | ']' | ')' => nesting = nesting.saturating_sub(1),
+                '>' if prev != '=' => nesting = nesting.saturating_sub(1),
+                ',' if nesting == 1 => {
+                    split.push_str(";\n");
+                    skip_spaces = true;
+                    prev = c;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        split.push(c);
+        prev = c;
+    }
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for line in split.lines().map(str::trim_end).filter(|l| !l.is_empty()) {
+        let closes_first = line.starts_with('}');
+        if closes_first {
+            depth = depth.saturating_sub(1);
+        }
+        out.push_str(&"  ".repeat(depth));
+        out.push_str(line);
+        out.push('\n');
+        let opens = line.matches('{').count();
+        let closes = line.matches('}').count() - usize::from(closes_first);
+        depth = (depth + opens).saturating_sub(closes);
+    }
+    out
+}
+
+/// Every webhook error code, in declaration order: the `match` makes a new variant a compile error here.
+fn webhook_codes() -> Vec<String> {
+    use ErrorCode::*;
+    let next = |code: Option<ErrorCode>| match code {
+        None => Some(InvalidInput),
+        Some(InvalidInput) => Some(MissingSignature),
+        Some(MissingSignature) => Some(MalformedSignature),
+        Some(MalformedSignature) => Some(UnsupportedAlgorithm),
+        Some(UnsupportedAlgorithm) => Some(UnsupportedCrit),
+        Some(UnsupportedCrit) => Some(UnknownKey),
+        Some(UnknownKey) => Some(InvalidSignature),
+        Some(InvalidSignature) => Some(MissingClaim),
+        Some(MissingClaim) => Some(WrongIssuer),
+        Some(WrongIssuer) => Some(Expired),
+        Some(Expired) => Some(NotYetValid),
+        Some(NotYetValid) => Some(BodyMismatch),
+        Some(BodyMismatch) => Some(MalformedBody),
+        Some(MalformedBody) => Some(ClaimsMismatch),
+        Some(ClaimsMismatch) => Some(JwksUnavailable),
+        Some(JwksUnavailable) => Some(InvalidJwks),
+        Some(InvalidJwks) => Some(InvalidOptions),
+        Some(InvalidOptions) => Some(KeysNotLoaded),
+        Some(KeysNotLoaded) => Some(BodyTooLarge),
+        Some(BodyTooLarge) => None,
+    };
+    std::iter::successors(next(None), |c| next(Some(*c)))
+        .map(|c| c.as_str().to_owned())
+        .collect()
+}
+
+/// Every code of the client's own realtime errors (a service `error` keeps the service's code, so the union is
+/// open): the `match` makes a new variant a compile error here.
+fn realtime_codes() -> Vec<String> {
+    use RealtimeError::*;
+    let detail = String::new;
+    let next = |error: Option<&RealtimeError>| match error {
+        None => Some(MicrophoneDenied),
+        Some(MicrophoneDenied) => Some(NoAudioDevice),
+        Some(NoAudioDevice) => Some(TicketUsed),
+        Some(TicketUsed) => Some(TicketInvalid),
+        Some(TicketInvalid) => Some(TicketExpired),
+        Some(TicketExpired) => Some(SocketClosed {
+            code: 1006,
+            reason: detail(),
+        }),
+        Some(SocketClosed { .. }) => Some(UnsupportedAudioFormat { detail: detail() }),
+        Some(UnsupportedAudioFormat { .. }) => Some(ReconnectFailed { attempts: 0 }),
+        Some(ReconnectFailed { .. }) => Some(IdleTimeout),
+        Some(IdleTimeout) => Some(InvalidMessage { detail: detail() }),
+        Some(InvalidMessage { .. }) => Some(InvalidOptions {
+            path: detail(),
+            detail: detail(),
+        }),
+        Some(InvalidOptions { .. }) => Some(InvalidState { detail: "" }),
+        Some(InvalidState { .. }) => Some(OpenTimeout),
+        Some(OpenTimeout) => Some(ConnectionSilent),
+        Some(ConnectionSilent) => Some(DeviceLost),
+        Some(DeviceLost) | Some(Service { .. }) => None,
+    };
+    std::iter::successors(next(None), |e| next(Some(e)))
+        .map(|e| e.code().to_owned())
+        .collect()
+}
+
+fn crate_path(relative: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+#[test]
+fn generated_declarations_are_fresh() {
+    let write = std::env::var_os(WRITE_ENV).is_some();
+    let mut stale = Vec::new();
+    for (relative, generate) in FILES {
+        let path = crate_path(relative);
+        let want = generate();
+        if write {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).unwrap();
+            }
+            std::fs::write(&path, &want).unwrap();
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
+            stale.push(relative);
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale generated TypeScript declarations {stale:?}: run `cargo xtask types` and commit them"
+    );
+}
+
+#[test]
+fn every_error_code_is_listed_once() {
+    for codes in [webhook_codes(), realtime_codes()] {
+        let mut unique = codes.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), codes.len(), "{codes:?}");
+    }
+    assert_eq!(webhook_codes().len(), 19);
+    assert_eq!(realtime_codes().len(), 15);
+}
+
+#[test]
+fn pretty_puts_one_member_per_line() {
+    let decl = "type A = { \n/**\n * Doc, {a}.\n */\na?: string, b: { c: number, }, \
+                d: Record<string, () => number>, e: \"x,y\", };";
+    assert_eq!(
+        pretty(decl),
+        "type A = {\n  /**\n   * Doc, {a}.\n   */\n  a?: string;\n  b: { c: number, };\n  \
+         d: Record<string, () => number>;\n  e: \"x,y\";\n};\n"
+    );
+}
