@@ -22,9 +22,10 @@ const HEADER: &str = "// Generated from the Rust types by `cargo xtask types` (t
 type Generate = fn() -> String;
 
 /// The generated files, relative to the crate root, and what each holds.
-const FILES: [(&str, Generate); 2] = [
+const FILES: [(&str, Generate); 3] = [
     ("src/wasm/generated/webhooks.d.ts", webhooks),
     ("src/wasm/generated/realtime.d.ts", realtime),
+    ("src/wasm/generated/client.d.ts", client),
 ];
 
 fn webhooks() -> String {
@@ -37,6 +38,7 @@ fn webhooks() -> String {
             &webhook_codes(),
             false,
         ),
+        declaration::<crate::client::agent_runs::AgentRunStatus>(),
     ]
     .join("\n")
 }
@@ -55,6 +57,17 @@ fn realtime() -> String {
             &realtime_codes(),
             true,
         ),
+    ]
+    .join("\n")
+}
+
+fn client() -> String {
+    [
+        HEADER.to_owned(),
+        declaration::<crate::client::options::ClientOptions>(),
+        declaration::<crate::client::LogLevel>(),
+        declaration::<crate::client::common::Executor>(),
+        declaration::<crate::client::runs::RunStatus>(),
     ]
     .join("\n")
 }

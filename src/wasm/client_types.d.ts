@@ -4,9 +4,6 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /** A JSON Schema of an extraction (the service's dialect: root object, nesting at most 5, no `$ref`/`oneOf`...). */
 export type JsonSchema = { [keyword: string]: unknown };
 
-/** How much the client logs. */
-export type LogLevel = "off" | "error" | "warn" | "info" | "debug";
-
 /** Where log lines go (default: `console`). Lines never hold the key, bodies or query strings. */
 export interface Logger {
   debug(message: string): void;
@@ -15,26 +12,10 @@ export interface Logger {
   error(message: string): void;
 }
 
-/** Options of `new DocAuto(...)`. */
-export interface ClientOptions {
-  /** Secret API key; default `DOCAUTO_API_KEY` from the environment (Node, Bun, Deno). */
-  apiKey?: string;
-  /** The API's address (http(s), optional path prefix); default `DOCAUTO_BASE_URL`. The key is sent to this origin only. */
-  baseUrl?: string;
-  /** Retries after the first attempt. Default 2. */
-  maxRetries?: number;
-  /** Per-attempt timeout in milliseconds. Default 600000. */
-  timeoutMs?: number;
-  /** Largest `Retry-After` honoured (ms); a longer one ends the call with the error, `retryAfter` set. Default 60000. */
-  maxRetryAfterMs?: number;
+/** Options of `new DocAuto(...)`: the data options are generated from the Rust type (`ClientDataOptions`); these are the JS handles. */
+export interface ClientOptions extends ClientDataOptions {
   /** The `fetch` used for every request. Default: the global `fetch`. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
-  /** Headers added to every request to `baseUrl` (never `authorization` or `idempotency-key`; never to other hosts). */
-  defaultHeaders?: Record<string, string>;
-  /** Allows construction in a browser page, where the secret key would be visible to anyone. Default false. */
-  dangerouslyAllowBrowser?: boolean;
-  /** Default `warn` (or `DOCAUTO_LOG`). `debug` logs method, path, status, request id, attempt and elapsed ms. */
-  logLevel?: LogLevel;
   /** Receives the log lines. */
   logger?: Logger;
 }
@@ -124,9 +105,6 @@ export type WebhookRef = { url: string } | { id: string };
 
 /** Caller key/values (at most 10 KB as JSON). */
 export type Metadata = Record<string, JsonValue>;
-
-/** Executor of a step. */
-export type Executor = "agent" | "human";
 
 /** A step of an agent. */
 export interface AgentTask {
@@ -262,9 +240,6 @@ export interface TaskCompletion {
   completedAt: string;
   run: RunHandle;
 }
-
-/** Status of a capability run. */
-export type RunStatus = "queued" | "processing" | "processed" | "failed" | "cancelled" | "expired" | "needs_input";
 
 /** A citation of an extracted value. */
 export interface Citation {

@@ -43,6 +43,10 @@ const GENERATED_REALTIME_TYPES: &'static str = include_str!("generated/realtime.
 
 #[cfg(feature = "client")]
 #[wasm_bindgen(typescript_custom_section)]
+const GENERATED_CLIENT_TYPES: &'static str = include_str!("generated/client.d.ts");
+
+#[cfg(feature = "client")]
+#[wasm_bindgen(typescript_custom_section)]
 const CLIENT_TYPES: &'static str = include_str!("client_types.d.ts");
 
 #[cfg(feature = "realtime")]

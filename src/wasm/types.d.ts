@@ -73,10 +73,6 @@ export declare class WebhookVerificationError extends Error {
   code: WebhookErrorCode;
 }
 
-/** Status of an agent run. */
-export type AgentRunStatus =
-  | "queued" | "processing" | "waiting" | "paused" | "completed" | "failed" | "cancelled" | "expired";
-
 /** Fields every agent-run event payload begins with. */
 export interface AgentRunEventData {
   object: "agent_run";
