@@ -68,15 +68,28 @@ fn client() -> String {
         declaration::<crate::client::LogLevel>(),
         declaration::<crate::client::common::Executor>(),
         declaration::<crate::client::runs::RunStatus>(),
+        declaration::<crate::client::agent_runs::TaskStatus>(),
+        declaration::<crate::client::agents::ApprovalKind>(),
+        declaration::<crate::client::agent_runs::AgentRun>(),
+        declaration::<crate::client::agent_runs::RunTask>(),
+        declaration::<crate::client::agent_runs::RunApproval>(),
+        declaration::<crate::client::agent_runs::RunHandle>(),
     ]
     .join("\n")
 }
 
-/// `export type Name = ...;` with the type's doc comment, one member per line.
+/// What ts-rs writes for `#[serde(flatten)] extra: Map<String, Value>` (the fields this version does not know).
+const FLATTENED_MAP: &str = "({ [key in string]?: number | string | boolean | Array<JsonValue> | \
+                             { [key in string]?: JsonValue } | null })";
+
+/// `export type Name = ...;` with the type's doc comment, one member per line. The fields a response may have
+/// beyond the known ones become an index signature of `unknown`: the type says it is open, and the known members
+/// keep their own types (an intersection with ts-rs's JSON mapped type would blur them).
 fn declaration<T: TS>() -> String {
     let mut out = T::docs().unwrap_or_default();
     out.push_str("export ");
-    out.push_str(&pretty(&T::decl()));
+    let decl = T::decl().replace(FLATTENED_MAP, "{ [key: string]: unknown }");
+    out.push_str(&pretty(&decl));
     out
 }
 
@@ -95,17 +108,25 @@ fn union(docs: &str, name: &str, members: &[String], open: bool) -> String {
     out
 }
 
-/// Lays ts-rs's one-line members out one per line, indented by depth, `;` after each member of the declared
-/// object (inline object types, generics and doc comments are kept as they are).
+/// Lays ts-rs's members out one per line, indented by depth, `;` after each: the members of the declared object
+/// and of inline objects that span lines (struct types, whose members carry doc comments); one-line inline
+/// object types, generics and doc comments are kept as they are.
 fn pretty(decl: &str) -> String {
     let mut split = String::new();
-    let (mut nesting, mut prev) = (0usize, ' ');
+    // Open brackets: the bracket, and whether its contents span lines.
+    let mut open: Vec<(char, bool)> = Vec::new();
+    let mut prev = ' ';
     let (mut comment, mut string, mut skip_spaces) = (false, false, false);
     for c in decl.chars() {
         if skip_spaces && c == ' ' {
             continue;
         }
         skip_spaces = false;
+        if c == '\n' {
+            if let Some(top) = open.last_mut() {
+                top.1 = true;
+            }
+        }
         if comment {
             comment = !(prev == '*' && c == '/');
         } else if string {
@@ -114,10 +135,22 @@ fn pretty(decl: &str) -> String {
             match c {
                 '*' if prev == '/' => comment = true,
                 '"' => string = true,
-                '{' | '[' | '(' | '<' => nesting += 1,
-                '}' | ']' | ')' => nesting = nesting.saturating_sub(1),
-                '>' if prev != '=' => nesting = nesting.saturating_sub(1),
-                ',' if nesting == 1 => {
+                '{' | '[' | '(' | '<' => open.push((c, false)),
+                '}' => {
+                    if let Some(('{', true)) = open.pop() {
+                        if !split.ends_with('\n') {
+                            split.push('\n');
+                        }
+                    }
+                }
+                ']' | ')' => {
+                    open.pop();
+                }
+                '>' if prev != '=' => {
+                    open.pop();
+                }
+                ',' if matches!(open.last(), Some(('{', multiline)) if *multiline || open.len() == 1) =>
+                {
                     split.push_str(";\n");
                     skip_spaces = true;
                     prev = c;
@@ -237,6 +270,13 @@ fn generated_declarations_are_fresh() {
 }
 
 #[test]
+fn flattened_fields_are_an_index_signature_of_unknown() {
+    for (relative, generate) in FILES {
+        assert!(!generate().contains("key in string"), "{relative}");
+    }
+}
+
+#[test]
 fn every_error_code_is_listed_once() {
     for codes in [webhook_codes(), realtime_codes()] {
         let mut unique = codes.clone();
@@ -251,10 +291,11 @@ fn every_error_code_is_listed_once() {
 #[test]
 fn pretty_puts_one_member_per_line() {
     let decl = "type A = { \n/**\n * Doc, {a}.\n */\na?: string, b: { c: number, }, \
-                d: Record<string, () => number>, e: \"x,y\", };";
+                d: Record<string, () => number>, e: \"x,y\", f: { \n/**\n * F.\n */\ng: string, h: number, }, };";
     assert_eq!(
         pretty(decl),
         "type A = {\n  /**\n   * Doc, {a}.\n   */\n  a?: string;\n  b: { c: number, };\n  \
-         d: Record<string, () => number>;\n  e: \"x,y\";\n};\n"
+         d: Record<string, () => number>;\n  e: \"x,y\";\n  f: {\n    /**\n     * F.\n     */\n    \
+         g: string;\n    h: number;\n  };\n};\n"
     );
 }

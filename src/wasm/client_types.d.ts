@@ -144,55 +144,6 @@ export interface AgentRunCreateParams {
   webhook?: WebhookRef;
 }
 
-/** A step of a run. */
-export interface RunTask {
-  id: string;
-  title: string;
-  executor: Executor;
-  status: "pending" | "ready" | "in_progress" | "completed" | "skipped";
-  summary: string | null;
-  completedAt: string | null;
-}
-
-/** An outstanding sign-off. */
-export interface RunApproval {
-  id: string;
-  kind: "before" | "output";
-  action: string;
-  requestedAt: string;
-  rationale: string;
-  files: Array<{ id: string; name: string }>;
-  params: Record<string, unknown>;
-}
-
-/** An agent run. A 202 may carry only `object`, `id`, `status` and `statusUrl`. */
-export interface AgentRun {
-  object: "agent_run";
-  id: string;
-  status: AgentRunStatus;
-  statusUrl: string;
-  agent?: { id: string; name: string; version: number };
-  waiting?: { approvals: number; tasks: number; summary: string };
-  paused?: { reason: "model_error" | "system_error" | (string & {}) };
-  progress?: { tasks: { total: number; completed: number } };
-  tasks?: RunTask[];
-  approvals?: RunApproval[];
-  result?: string | Record<string, unknown>;
-  output?: { files: Array<{ url: string; [field: string]: unknown }> };
-  error?: { code: string; message: string };
-  incomplete?: boolean;
-  metadata?: Metadata;
-  createdAt?: string;
-  expiresAt?: string;
-}
-
-/** `{id, status, statusUrl}` of the run a decision belongs to. */
-export interface RunHandle {
-  id: string;
-  status: AgentRunStatus;
-  statusUrl: string;
-}
-
 /** Body of `agentRuns.approve`. */
 export interface ApproveParams {
   /** At most 4000 characters. */

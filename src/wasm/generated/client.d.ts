@@ -60,3 +60,206 @@ export type Executor = "agent" | "human" | (string & {});
  * Open: the service may add values.
  */
 export type RunStatus = "queued" | "processing" | "processed" | "failed" | "cancelled" | "expired" | "needs_input" | (string & {});
+
+/**
+ * Status of a step of a run.
+ * Open: the service may add values.
+ */
+export type TaskStatus = "pending" | "ready" | "in_progress" | "completed" | "skipped" | (string & {});
+
+/**
+ * When an action's sign-off is requested.
+ * Open: the service may add values.
+ */
+export type ApprovalKind = "before" | "output" | (string & {});
+
+/**
+ * An agent run (`object: agent_run`). A 202 answer may carry only `{object, id, status, statusUrl}`.
+ */
+export type AgentRun = {
+  /**
+   * `agent_run`.
+   */
+  object: "agent_run";
+  /**
+   * `agr_...`.
+   */
+  id: string;
+  /**
+   * Agent executed.
+   */
+  agent?: {
+    /**
+     * Agent id.
+     */
+    id: string;
+    /**
+     * Name.
+     */
+    name: string;
+    /**
+     * Version.
+     */
+    version: number;
+  };
+  /**
+   * Status.
+   */
+  status: AgentRunStatus;
+  /**
+   * Outstanding work while `waiting`.
+   */
+  waiting?: {
+    /**
+     * Outstanding approvals.
+     */
+    approvals: number;
+    /**
+     * Outstanding human tasks.
+     */
+    tasks: number;
+    /**
+     * One-line summary.
+     */
+    summary: string;
+  };
+  /**
+   * Reason while `paused`.
+   */
+  paused?: { reason: "model_error" | "system_error" | (string & {}) };
+  /**
+   * Task counts.
+   */
+  progress?: { tasks: { total: number; completed: number } };
+  /**
+   * The step ledger.
+   */
+  tasks?: Array<RunTask>;
+  /**
+   * Outstanding sign-offs, oldest first.
+   */
+  approvals?: Array<RunApproval>;
+  /**
+   * Closing summary (string or object).
+   */
+  result?: string | Record<string, unknown>;
+  /**
+   * `files[]` attached while steps completed.
+   */
+  output?: { files: Array<{ url: string; [field: string]: unknown }> };
+  /**
+   * `{code, message}` when failed.
+   */
+  error?: {
+    /**
+     * Code (`run_cancelled`, `run_expired`, ...).
+     */
+    code: string;
+    /**
+     * Text.
+     */
+    message: string;
+  };
+  /**
+   * Completed with outstanding work.
+   */
+  incomplete?: boolean;
+  /**
+   * `/v1/agent-runs/<id>`.
+   */
+  statusUrl: string;
+  /**
+   * Caller key/values.
+   */
+  metadata?: Metadata;
+  /**
+   * Creation time.
+   */
+  createdAt?: string;
+  /**
+   * Run deadline.
+   */
+  expiresAt?: string;
+} & { [key: string]: unknown };
+
+/**
+ * A step of a run.
+ */
+export type RunTask = {
+  /**
+   * Task id.
+   */
+  id: string;
+  /**
+   * Title.
+   */
+  title: string;
+  /**
+   * `agent` or `human`.
+   */
+  executor: Executor;
+  /**
+   * Status.
+   */
+  status: TaskStatus;
+  /**
+   * Summary recorded when the step closed.
+   */
+  summary: string | null;
+  /**
+   * Completion time.
+   */
+  completedAt: string | null;
+} & { [key: string]: unknown };
+
+/**
+ * An outstanding sign-off.
+ */
+export type RunApproval = {
+  /**
+   * Approval id.
+   */
+  id: string;
+  /**
+   * `before` or `output`.
+   */
+  kind: ApprovalKind;
+  /**
+   * Action name.
+   */
+  action: string;
+  /**
+   * Request time.
+   */
+  requestedAt: string;
+  /**
+   * Why the agent asks.
+   */
+  rationale: string;
+  /**
+   * Files involved.
+   */
+  files: Array<{ id: string; name: string; [field: string]: unknown }>;
+  /**
+   * Proposed inputs.
+   */
+  params: Record<string, unknown>;
+} & { [key: string]: unknown };
+
+/**
+ * `{id, status, statusUrl}` of the run an approval or task belongs to.
+ */
+export type RunHandle = {
+  /**
+   * Run id.
+   */
+  id: string;
+  /**
+   * Status after the decision.
+   */
+  status: AgentRunStatus;
+  /**
+   * Path of the run.
+   */
+  statusUrl: string;
+};
