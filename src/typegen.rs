@@ -74,6 +74,17 @@ fn client() -> String {
         declaration::<crate::client::agent_runs::RunTask>(),
         declaration::<crate::client::agent_runs::RunApproval>(),
         declaration::<crate::client::agent_runs::RunHandle>(),
+        declaration::<crate::client::agents::Agent>(),
+        declaration::<crate::client::agents::AgentTask>(),
+        declaration::<crate::client::agents::AgentAction>(),
+        declaration::<crate::client::runs::CapabilityRun>(),
+        declaration::<crate::client::runs::ExtractOutput>(),
+        declaration::<crate::client::runs::ExtractDocument>(),
+        declaration::<crate::client::runs::Citation>(),
+        declaration::<crate::client::configs::ConfigCapability>(),
+        declaration::<crate::client::configs::SavedConfig>(),
+        declaration::<crate::client::files::FileRecord>(),
+        declaration::<crate::client::realtime::RealtimeSession>(),
     ]
     .join("\n")
 }

@@ -106,32 +106,6 @@ export type WebhookRef = { url: string } | { id: string };
 /** Caller key/values (at most 10 KB as JSON). */
 export type Metadata = Record<string, JsonValue>;
 
-/** A step of an agent. */
-export interface AgentTask {
-  id: string;
-  title: string;
-  executor: Executor;
-  dependsOn: string[];
-}
-
-/** A saved action of an agent. */
-export interface AgentAction {
-  name: string;
-  approval?: "before" | "output";
-}
-
-/** A saved, versioned automation. */
-export interface Agent {
-  object: "agent";
-  id: string;
-  name: string;
-  version: number;
-  tasks: AgentTask[];
-  actions: AgentAction[];
-  description?: unknown;
-  updatedAt?: unknown;
-}
-
 /** `agents.list()`. */
 export type AgentList = ObjectList<Agent>;
 
@@ -192,40 +166,6 @@ export interface TaskCompletion {
   run: RunHandle;
 }
 
-/** A citation of an extracted value. */
-export interface Citation {
-  fileId: string;
-  page?: number;
-  bbox?: { x: number; y: number; width: number; height: number };
-  text?: string;
-  confidence?: number;
-  notFound?: boolean;
-  [field: string]: unknown;
-}
-
-/** Output of an extract run. */
-export interface ExtractOutput {
-  value?: JsonValue;
-  citations?: Record<string, unknown>;
-  documents?: Array<{ fileId: string; name: string; status: string; value: JsonValue; citations?: Record<string, unknown> }>;
-  citationsOmitted?: true;
-}
-
-/** A capability run (`extract_run`, `parse_run`...). A 202 may carry only the handle. */
-export interface CapabilityRun {
-  object?: string;
-  id: string;
-  status: RunStatus;
-  config?: { schema?: JsonSchema; [field: string]: unknown };
-  /** Present only at `processed` (extract: {@link ExtractOutput}). */
-  output?: ExtractOutput & { [field: string]: unknown };
-  statusUrl?: string;
-  expiresAt?: string;
-  envelopeUrl?: string;
-  metadata?: Metadata;
-  [field: string]: unknown;
-}
-
 /** Fields every verb takes. */
 export interface VerbCommonParams {
   metadata?: Metadata;
@@ -278,9 +218,6 @@ export interface SignParams extends VerbCommonParams {
 /** Body of `pipeline`: steps keyed by capability name, run in parallel over the files. */
 export type PipelineParams = VerbCommonParams & { files: FileRef[]; steps: Array<Record<string, Record<string, unknown>>> };
 
-/** Capabilities with saved configs. */
-export type ConfigCapability = "extract" | "redact" | "fill";
-
 /** Body of `configs.create`. */
 export interface ConfigParams {
   name: string;
@@ -290,12 +227,6 @@ export interface ConfigParams {
 /** Body of the deprecated `actions.create`. */
 export interface ActionCreateParams extends ConfigParams {
   capability: ConfigCapability;
-}
-
-/** A saved config; its `id` goes in a verb's `action` field. */
-export interface SavedConfig {
-  id: string;
-  [field: string]: unknown;
 }
 
 /** `actions.catalog()` (shape not published beyond being an object). */
@@ -317,15 +248,6 @@ export type KeepParams = { spaceId: string; space?: never } | { space: string; s
 
 /** Answer of `runs.keep` (shape not published). */
 export type KeepResult = Record<string, unknown>;
-
-/** A registered file: `ready` is the state to wait for. */
-export interface FileRecord {
-  id: string;
-  status: string;
-  /** Upload address of a `{name, mimeType}` registration, valid 15 minutes. */
-  uploadUrl?: string;
-  [field: string]: unknown;
-}
 
 /** Body of `files.create`. */
 export interface FileCreateParams {
@@ -386,13 +308,6 @@ export type WebhookDeliveryList = ObjectList<WebhookDelivery>;
 export interface RealtimeSessionParams {
   /** Keep a stored diarized transcript after close. */
   finalPass?: boolean;
-  [field: string]: unknown;
-}
-
-/** A live session: its `wss://` address carries a single-use ticket (a secret). */
-export interface RealtimeSession {
-  id?: string;
-  url?: string;
   [field: string]: unknown;
 }
 

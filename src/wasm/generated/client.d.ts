@@ -263,3 +263,262 @@ export type RunHandle = {
    */
   statusUrl: string;
 };
+
+/**
+ * A saved, versioned automation (`object: agent`).
+ */
+export type Agent = {
+  /**
+   * `agent`.
+   */
+  object: "agent";
+  /**
+   * Agent id.
+   */
+  id: string;
+  /**
+   * Name.
+   */
+  name: string;
+  /**
+   * Version of the saved automation.
+   */
+  version: number;
+  /**
+   * Steps.
+   */
+  tasks: Array<AgentTask>;
+  /**
+   * Saved actions.
+   */
+  actions: Array<AgentAction>;
+  /**
+   * Description (type not shown in the spec).
+   */
+  description?: JsonValue;
+  /**
+   * Last update (format not shown in the spec).
+   */
+  updatedAt?: JsonValue;
+} & { [key: string]: unknown };
+
+/**
+ * A step of an agent.
+ */
+export type AgentTask = {
+  /**
+   * Task id.
+   */
+  id: string;
+  /**
+   * Title.
+   */
+  title: string;
+  /**
+   * `agent` or `human`.
+   */
+  executor: Executor;
+  /**
+   * Ids of the tasks this one waits for.
+   */
+  dependsOn: Array<string>;
+} & { [key: string]: unknown };
+
+/**
+ * A saved action of an agent.
+ */
+export type AgentAction = {
+  /**
+   * Action name.
+   */
+  name: string;
+  /**
+   * Approval gate (`before`).
+   */
+  approval?: ApprovalKind;
+} & { [key: string]: unknown };
+
+/**
+ * A capability run (only `id` and `status` are sure; a 202 may carry only the handle).
+ */
+export type CapabilityRun = {
+  /**
+   * For example `extract_run`.
+   */
+  object?: string;
+  /**
+   * `exr_`, `par_`, `rdr_`, `flr_`, `sgr_` or `plr_` prefixed id.
+   */
+  id: string;
+  /**
+   * Status.
+   */
+  status: RunStatus;
+  /**
+   * Config applied (for extract: the `schema`).
+   */
+  config?: { schema?: JsonSchema; [field: string]: unknown };
+  /**
+   * Present only at `processed`.
+   */
+  output?: ExtractOutput;
+  /**
+   * `/v1/runs/<id>`.
+   */
+  statusUrl?: string;
+  /**
+   * Purge deadline.
+   */
+  expiresAt?: string;
+  /**
+   * Signing envelope (sign runs).
+   */
+  envelopeUrl?: string;
+  /**
+   * Caller key/values.
+   */
+  metadata?: Metadata;
+} & { [key: string]: unknown };
+
+/**
+ * Output of an extract run.
+ */
+export type ExtractOutput = {
+  /**
+   * Alias of the first document's value.
+   */
+  value?: JsonValue;
+  /**
+   * Citations of the first document (only when grounded).
+   */
+  citations?: Record<string, unknown>;
+  /**
+   * Per-document results.
+   */
+  documents?: Array<ExtractDocument>;
+  /**
+   * Citations dropped for size.
+   */
+  citationsOmitted?: true;
+} & { [key: string]: unknown };
+
+/**
+ * One document of an extract output.
+ */
+export type ExtractDocument = {
+  /**
+   * File id.
+   */
+  fileId: string;
+  /**
+   * Name.
+   */
+  name: string;
+  /**
+   * Status.
+   */
+  status: string;
+  /**
+   * Extracted value.
+   */
+  value: JsonValue;
+  /**
+   * Citations keyed like the value.
+   */
+  citations?: Record<string, unknown>;
+} & { [key: string]: unknown };
+
+/**
+ * A citation entry.
+ */
+export type Citation = {
+  /**
+   * File id.
+   */
+  fileId: string;
+  /**
+   * 0-based page.
+   */
+  page?: number;
+  /**
+   * Normalized box, top-left origin.
+   */
+  bbox?: {
+    /**
+     * Left.
+     */
+    x: number;
+    /**
+     * Top.
+     */
+    y: number;
+    /**
+     * Width.
+     */
+    width: number;
+    /**
+     * Height.
+     */
+    height: number;
+  };
+  /**
+   * Cited text.
+   */
+  text?: string;
+  /**
+   * 0 to 5.
+   */
+  confidence?: number;
+  /**
+   * Declared absent.
+   */
+  notFound?: boolean;
+} & { [key: string]: unknown };
+
+/**
+ * Capabilities that have saved configs.
+ */
+export type ConfigCapability = "extract" | "redact" | "fill";
+
+/**
+ * A saved config as answered (fields beyond `id` are not shown in the spec).
+ */
+export type SavedConfig = {
+  /**
+   * Id, usable in a verb's `action` field.
+   */
+  id: string;
+} & { [key: string]: unknown };
+
+/**
+ * A registered file. Only `id` and `status` are shown in the spec; `ready` is the state to wait for.
+ */
+export type FileRecord = {
+  /**
+   * File id.
+   */
+  id: string;
+  /**
+   * Status (`ready` when usable).
+   */
+  status: string;
+  /**
+   * Upload address of a `{name, mimeType}` registration, valid 15 minutes.
+   */
+  uploadUrl?: string;
+} & { [key: string]: unknown };
+
+/**
+ * A live session: its `wss://` address carries a single-use ticket (a secret). The field holding the address is
+ * not named by the spec; this type reads `url` (or `wsUrl`) and keeps every other field.
+ */
+export type RealtimeSession = {
+  /**
+   * Session id.
+   */
+  id?: string;
+  /**
+   * `wss://` address with the single-use ticket (secret).
+   */
+  url?: string;
+} & { [key: string]: unknown };
