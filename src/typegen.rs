@@ -85,6 +85,16 @@ fn client() -> String {
         declaration::<crate::client::configs::SavedConfig>(),
         declaration::<crate::client::files::FileRecord>(),
         declaration::<crate::client::realtime::RealtimeSession>(),
+        declaration::<crate::client::agent_runs::AgentRunCreateParams>(),
+        declaration::<crate::client::agent_runs::ApproveParams>(),
+        declaration::<crate::client::agent_runs::RejectParams>(),
+        declaration::<crate::client::agent_runs::CompleteTaskParams>(),
+        declaration::<crate::client::runs::RunListParams>(),
+        declaration::<crate::client::files::FileCreateParams>(),
+        declaration::<crate::client::webhooks::WebhookCreateParams>(),
+        declaration::<crate::client::webhooks::WebhookUpdateParams>(),
+        declaration::<crate::client::realtime::RealtimeSessionParams>(),
+        declaration::<crate::client::configs::ConfigParams>(),
     ]
     .join("\n")
 }
@@ -283,7 +293,7 @@ fn generated_declarations_are_fresh() {
 #[test]
 fn flattened_fields_are_an_index_signature_of_unknown() {
     for (relative, generate) in FILES {
-        assert!(!generate().contains("key in string"), "{relative}");
+        assert!(!generate().contains("& ({ [key in string]"), "{relative}");
     }
 }
 

@@ -62,22 +62,27 @@ string_enum! {
 
 /// Body of `POST /v1/agent-runs`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentRunCreateParams {
     /// Agent id from the list route.
     pub agent: String,
     /// 1 to 200 file references.
+    #[cfg_attr(test, ts(type = "Array<FileRef>"))]
     pub files: Vec<FileRef>,
     /// At most 10 KB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(type = "Metadata", optional))]
     pub metadata: Option<Value>,
     /// Destination of this run's events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(type = "WebhookRef", optional))]
     pub webhook: Option<WebhookRef>,
 }
 
 /// Body of an approval (without `decision`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ApproveParams {
     /// At most 4000 characters.
@@ -85,6 +90,7 @@ pub struct ApproveParams {
     pub note: Option<String>,
     /// Replaces the proposed inputs of a `before` gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(type = "Record<string, JsonValue>", optional))]
     pub params: Option<Value>,
     /// Replaces the step's files: up to 200 file ids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,14 +99,17 @@ pub struct ApproveParams {
 
 /// Body of a rejection.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct RejectParams {
     /// Required, at most 4000 characters.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub note: Option<String>,
 }
 
 /// Body of a task completion (both optional).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct CompleteTaskParams {
     /// At most 2000 characters; becomes the step's summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -50,11 +50,13 @@ impl ConfigCapability {
 
 /// Body of a config creation.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct ConfigParams {
     /// Name of the saved config.
     pub name: String,
     /// The capability's config (for extract, an inline `schema` is checked against the dialect).
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub config: Map<String, Value>,
 }
 

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 /// Body of a registration by URL (the source must serve a Content-Length).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct FileCreateParams {
     /// Source URL.
     pub url: String,

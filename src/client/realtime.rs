@@ -11,6 +11,7 @@ use std::fmt;
 /// Body of a session creation. Fields beyond `finalPass` are not shown in the spec and pass
 /// through `extra`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct RealtimeSessionParams {
     /// Keep a stored diarized transcript after close.

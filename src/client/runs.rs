@@ -32,6 +32,7 @@ string_enum! {
 
 /// Query of `GET /v1/runs`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct RunListParams {
     /// Page size, 1 to 50 (server default 20).
     #[serde(default)]
@@ -41,6 +42,7 @@ pub struct RunListParams {
     pub cursor: Option<String>,
     /// Status filter (any status except `queued`).
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Exclude<RunStatus, \"queued\">", optional))]
     pub status: Option<String>,
     /// Object filter (for example `extract_run`).
     #[serde(default)]
@@ -48,6 +50,10 @@ pub struct RunListParams {
     /// Up to three `metadata.<key>=<value>` filters, in order. On the wire (from JS) an object
     /// `{key: value}`.
     #[serde(default, with = "ordered_pairs")]
+    #[cfg_attr(
+        test,
+        ts(as = "Option<std::collections::HashMap<String, String>>", optional)
+    )]
     pub metadata: Vec<(String, String)>,
 }
 

@@ -109,38 +109,6 @@ export type Metadata = Record<string, JsonValue>;
 /** `agents.list()`. */
 export type AgentList = ObjectList<Agent>;
 
-/** Body of `agentRuns.create`. */
-export interface AgentRunCreateParams {
-  agent: string;
-  /** 1 to 200 files. */
-  files: FileRef[];
-  metadata?: Metadata;
-  webhook?: WebhookRef;
-}
-
-/** Body of `agentRuns.approve`. */
-export interface ApproveParams {
-  /** At most 4000 characters. */
-  note?: string;
-  /** Replaces the proposed inputs of a `before` gate. */
-  params?: Record<string, JsonValue>;
-  /** Replaces the step's files (file ids, at most 200). */
-  files?: string[];
-}
-
-/** Body of `agentRuns.reject`: the note is required. */
-export interface RejectParams {
-  note: string;
-}
-
-/** Body of `agentRuns.completeTask`. */
-export interface CompleteTaskParams {
-  /** At most 2000 characters. */
-  note?: string;
-  /** At most 20 file ids. */
-  files?: string[];
-}
-
 /** Answer of an approve or reject. */
 export interface ApprovalDecision {
   object: "agent_run_approval";
@@ -218,12 +186,6 @@ export interface SignParams extends VerbCommonParams {
 /** Body of `pipeline`: steps keyed by capability name, run in parallel over the files. */
 export type PipelineParams = VerbCommonParams & { files: FileRef[]; steps: Array<Record<string, Record<string, unknown>>> };
 
-/** Body of `configs.create`. */
-export interface ConfigParams {
-  name: string;
-  config: Record<string, unknown>;
-}
-
 /** Body of the deprecated `actions.create`. */
 export interface ActionCreateParams extends ConfigParams {
   capability: ConfigCapability;
@@ -232,28 +194,11 @@ export interface ActionCreateParams extends ConfigParams {
 /** `actions.catalog()` (shape not published beyond being an object). */
 export type ActionCatalog = Record<string, unknown>;
 
-/** Query of `runs.list`. */
-export interface RunListParams {
-  /** 1 to 50. */
-  limit?: number;
-  cursor?: string;
-  status?: Exclude<RunStatus, "queued">;
-  object?: string;
-  /** Up to three `metadata.<key>=<value>` filters. */
-  metadata?: Record<string, string>;
-}
-
 /** Body of `runs.keep`. */
 export type KeepParams = { spaceId: string; space?: never } | { space: string; spaceId?: never } | Record<string, never>;
 
 /** Answer of `runs.keep` (shape not published). */
 export type KeepResult = Record<string, unknown>;
-
-/** Body of `files.create`. */
-export interface FileCreateParams {
-  url: string;
-  name?: string;
-}
 
 /** Body of `files.upload`. */
 export interface FileUploadParams {
@@ -275,19 +220,6 @@ export interface WebhookEndpoint {
 /** `webhooks.list()`. */
 export type WebhookList = ObjectList<WebhookEndpoint>;
 
-/** Body of `webhooks.create`. */
-export interface WebhookCreateParams {
-  url: string;
-  events?: string[];
-}
-
-/** Body of `webhooks.update`: at least one field. */
-export interface WebhookUpdateParams {
-  url?: string;
-  events?: string[];
-  disabled?: boolean;
-}
-
 /** One delivery attempt. */
 export interface WebhookDelivery {
   object?: "webhook_delivery";
@@ -303,13 +235,6 @@ export interface WebhookDelivery {
 
 /** `webhooks.deliveries(id)`: the 50 most recent, newest first. */
 export type WebhookDeliveryList = ObjectList<WebhookDelivery>;
-
-/** Body of `realtime.createSession`. */
-export interface RealtimeSessionParams {
-  /** Keep a stored diarized transcript after close. */
-  finalPass?: boolean;
-  [field: string]: unknown;
-}
 
 /** Fields of every API error. */
 export interface APIErrorFields {

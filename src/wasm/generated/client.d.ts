@@ -522,3 +522,165 @@ export type RealtimeSession = {
    */
   url?: string;
 } & { [key: string]: unknown };
+
+/**
+ * Body of `POST /v1/agent-runs`.
+ */
+export type AgentRunCreateParams = {
+  /**
+   * Agent id from the list route.
+   */
+  agent: string;
+  /**
+   * 1 to 200 file references.
+   */
+  files: Array<FileRef>;
+  /**
+   * At most 10 KB.
+   */
+  metadata?: Metadata;
+  /**
+   * Destination of this run's events.
+   */
+  webhook?: WebhookRef;
+};
+
+/**
+ * Body of an approval (without `decision`).
+ */
+export type ApproveParams = {
+  /**
+   * At most 4000 characters.
+   */
+  note?: string;
+  /**
+   * Replaces the proposed inputs of a `before` gate.
+   */
+  params?: Record<string, JsonValue>;
+  /**
+   * Replaces the step's files: up to 200 file ids.
+   */
+  files?: Array<string>;
+};
+
+/**
+ * Body of a rejection.
+ */
+export type RejectParams = {
+  /**
+   * Required, at most 4000 characters.
+   */
+  note: string;
+};
+
+/**
+ * Body of a task completion (both optional).
+ */
+export type CompleteTaskParams = {
+  /**
+   * At most 2000 characters; becomes the step's summary.
+   */
+  note?: string;
+  /**
+   * Up to 20 file ids.
+   */
+  files?: Array<string>;
+};
+
+/**
+ * Query of `GET /v1/runs`.
+ */
+export type RunListParams = {
+  /**
+   * Page size, 1 to 50 (server default 20).
+   */
+  limit?: number;
+  /**
+   * Cursor from the previous page.
+   */
+  cursor?: string;
+  /**
+   * Status filter (any status except `queued`).
+   */
+  status?: Exclude<RunStatus, "queued">;
+  /**
+   * Object filter (for example `extract_run`).
+   */
+  object?: string;
+  /**
+   * Up to three `metadata.<key>=<value>` filters, in order. On the wire (from JS) an object
+   * `{key: value}`.
+   */
+  metadata?: { [key in string]?: string };
+};
+
+/**
+ * Body of a registration by URL (the source must serve a Content-Length).
+ */
+export type FileCreateParams = {
+  /**
+   * Source URL.
+   */
+  url: string;
+  /**
+   * Display name.
+   */
+  name?: string;
+};
+
+/**
+ * Body of `POST /v1/webhooks`.
+ */
+export type WebhookCreateParams = {
+  /**
+   * https URL.
+   */
+  url: string;
+  /**
+   * Event types; omitted means all.
+   */
+  events?: Array<string>;
+};
+
+/**
+ * Body of `PATCH /v1/webhooks/:id`.
+ */
+export type WebhookUpdateParams = {
+  /**
+   * New https URL.
+   */
+  url?: string;
+  /**
+   * New event filter.
+   */
+  events?: Array<string>;
+  /**
+   * Pause or resume.
+   */
+  disabled?: boolean;
+};
+
+/**
+ * Body of a session creation. Fields beyond `finalPass` are not shown in the spec and pass
+ * through `extra`.
+ */
+export type RealtimeSessionParams = {
+  /**
+   * Keep a stored diarized transcript after close.
+   */
+  finalPass?: boolean;
+} & { [key: string]: unknown };
+
+/**
+ * Body of a config creation.
+ */
+export type ConfigParams = {
+  /**
+   * Name of the saved config.
+   */
+  name: string;
+  /**
+   * The capability's config (for extract, an inline `schema` is checked against the dialect).
+   */
+  config: Record<string, unknown>;
+};
