@@ -22,10 +22,11 @@ const HEADER: &str = "// Generated from the Rust types by `cargo xtask types` (t
 type Generate = fn() -> String;
 
 /// The generated files, relative to the crate root, and what each holds.
-const FILES: [(&str, Generate); 3] = [
+const FILES: [(&str, Generate); 4] = [
     ("src/wasm/generated/webhooks.d.ts", webhooks),
     ("src/wasm/generated/realtime.d.ts", realtime),
     ("src/wasm/generated/client.d.ts", client),
+    ("src/wasm/generated/testing.d.ts", testing),
 ];
 
 fn webhooks() -> String {
@@ -57,6 +58,15 @@ fn realtime() -> String {
             &realtime_codes(),
             true,
         ),
+    ]
+    .join("\n")
+}
+
+fn testing() -> String {
+    [
+        HEADER.to_owned(),
+        declaration::<crate::webhook::signing::Event<'static>>(),
+        declaration::<crate::webhook::signing::SignedEvent>(),
     ]
     .join("\n")
 }

@@ -55,4 +55,8 @@ const REALTIME_TYPES: &'static str = include_str!("realtime_types.d.ts");
 
 #[cfg(feature = "testing")]
 #[wasm_bindgen(typescript_custom_section)]
+const GENERATED_TESTING_TYPES: &'static str = include_str!("generated/testing.d.ts");
+
+#[cfg(feature = "testing")]
+#[wasm_bindgen(typescript_custom_section)]
 const TESTING_TYPES: &'static str = include_str!("testing_types.d.ts");
