@@ -8,6 +8,9 @@ pub mod realtime;
 pub mod url;
 pub mod webhook;
 
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod typegen;
+
 /// The JS API (wasm-bindgen exports). Public only so the wasm tests can reach it; JS users import the npm package.
 #[cfg(target_arch = "wasm32")]
 #[doc(hidden)]

@@ -62,22 +62,27 @@ string_enum! {
 
 /// Body of `POST /v1/agent-runs`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentRunCreateParams {
     /// Agent id from the list route.
     pub agent: String,
     /// 1 to 200 file references.
+    #[cfg_attr(test, ts(type = "Array<FileRef>"))]
     pub files: Vec<FileRef>,
     /// At most 10 KB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(type = "Metadata", optional))]
     pub metadata: Option<Value>,
     /// Destination of this run's events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(type = "WebhookRef", optional))]
     pub webhook: Option<WebhookRef>,
 }
 
 /// Body of an approval (without `decision`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ApproveParams {
     /// At most 4000 characters.
@@ -85,6 +90,7 @@ pub struct ApproveParams {
     pub note: Option<String>,
     /// Replaces the proposed inputs of a `before` gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(type = "Record<string, JsonValue>", optional))]
     pub params: Option<Value>,
     /// Replaces the step's files: up to 200 file ids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,14 +99,17 @@ pub struct ApproveParams {
 
 /// Body of a rejection.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct RejectParams {
     /// Required, at most 4000 characters.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub note: Option<String>,
 }
 
 /// Body of a task completion (both optional).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct CompleteTaskParams {
     /// At most 2000 characters; becomes the step's summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,50 +121,78 @@ pub struct CompleteTaskParams {
 
 /// An agent run (`object: agent_run`). A 202 answer may carry only `{object, id, status, statusUrl}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentRun {
     /// `agent_run`.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "\"agent_run\""))]
     pub object: Option<String>,
     /// `agr_...`.
     pub id: String,
     /// Agent executed.
     #[serde(default)]
+    #[cfg_attr(test, ts(inline))]
     pub agent: Option<AgentRef>,
     /// Status.
     pub status: AgentRunStatus,
     /// Outstanding work while `waiting`.
     #[serde(default)]
+    #[cfg_attr(test, ts(inline))]
     pub waiting: Option<WaitingInfo>,
     /// Reason while `paused`.
     #[serde(default)]
+    #[cfg_attr(
+        test,
+        ts(
+            type = "{ reason: \"model_error\" | \"system_error\" | (string & {}) }",
+            optional
+        )
+    )]
     pub paused: Option<Value>,
     /// Task counts.
     #[serde(default)]
+    #[cfg_attr(
+        test,
+        ts(type = "{ tasks: { total: number; completed: number } }", optional)
+    )]
     pub progress: Option<Value>,
     /// The step ledger.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<RunTask>>", optional))]
     pub tasks: Vec<RunTask>,
     /// Outstanding sign-offs, oldest first.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<RunApproval>>", optional))]
     pub approvals: Vec<RunApproval>,
     /// Closing summary (string or object).
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string | Record<string, unknown>", optional))]
     pub result: Option<Value>,
     /// `files[]` attached while steps completed.
     #[serde(default)]
+    #[cfg_attr(
+        test,
+        ts(
+            type = "{ files: Array<{ url: string; [field: string]: unknown }> }",
+            optional
+        )
+    )]
     pub output: Option<Value>,
     /// `{code, message}` when failed.
     #[serde(default)]
+    #[cfg_attr(test, ts(inline))]
     pub error: Option<RunError>,
     /// Completed with outstanding work.
     #[serde(default)]
     pub incomplete: Option<bool>,
     /// `/v1/agent-runs/<id>`.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub status_url: Option<String>,
     /// Caller key/values.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Metadata", optional))]
     pub metadata: Option<Metadata>,
     /// Creation time.
     #[serde(default)]
@@ -170,19 +207,23 @@ pub struct AgentRun {
 
 /// `{id, name, version}` of the agent a run executes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct AgentRef {
     /// Agent id.
     pub id: String,
     /// Name.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub name: Option<String>,
     /// Version.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "number"))]
     pub version: Option<i64>,
 }
 
 /// `waiting` of a blocked run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct WaitingInfo {
     /// Outstanding approvals.
     #[serde(default)]
@@ -192,39 +233,48 @@ pub struct WaitingInfo {
     pub tasks: u32,
     /// One-line summary.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub summary: Option<String>,
 }
 
 /// `{code, message}` of a failed run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct RunError {
     /// Code (`run_cancelled`, `run_expired`, ...).
     pub code: String,
     /// Text.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub message: Option<String>,
 }
 
 /// A step of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct RunTask {
     /// Task id.
     pub id: String,
     /// Title.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub title: Option<String>,
     /// `agent` or `human`.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Executor"))]
     pub executor: Option<Executor>,
     /// Status.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "TaskStatus"))]
     pub status: Option<TaskStatus>,
     /// Summary recorded when the step closed.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string | null"))]
     pub summary: Option<String>,
     /// Completion time.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string | null"))]
     pub completed_at: Option<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -233,27 +283,37 @@ pub struct RunTask {
 
 /// An outstanding sign-off.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct RunApproval {
     /// Approval id.
     pub id: String,
     /// `before` or `output`.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "ApprovalKind"))]
     pub kind: Option<ApprovalKind>,
     /// Action name.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub action: Option<String>,
     /// Request time.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub requested_at: Option<String>,
     /// Why the agent asks.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub rationale: Option<String>,
     /// Files involved.
     #[serde(default)]
+    #[cfg_attr(
+        test,
+        ts(type = "Array<{ id: string; name: string; [field: string]: unknown }>")
+    )]
     pub files: Vec<FileSummary>,
     /// Proposed inputs.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub params: Option<Value>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -262,6 +322,7 @@ pub struct RunApproval {
 
 /// `{id, status, statusUrl}` of the run an approval or task belongs to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct RunHandle {
     /// Run id.
@@ -270,6 +331,7 @@ pub struct RunHandle {
     pub status: AgentRunStatus,
     /// Path of the run.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub status_url: Option<String>,
 }
 

@@ -19,18 +19,22 @@ string_enum! {
 
 /// A saved, versioned automation (`object: agent`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Agent {
     /// `agent`.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "\"agent\""))]
     pub object: Option<String>,
     /// Agent id.
     pub id: String,
     /// Name.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub name: Option<String>,
     /// Version of the saved automation.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "number"))]
     pub version: Option<i64>,
     /// Steps.
     #[serde(default)]
@@ -51,15 +55,18 @@ pub struct Agent {
 
 /// A step of an agent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentTask {
     /// Task id.
     pub id: String,
     /// Title.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub title: Option<String>,
     /// `agent` or `human`.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Executor"))]
     pub executor: Option<Executor>,
     /// Ids of the tasks this one waits for.
     #[serde(default)]
@@ -71,6 +78,7 @@ pub struct AgentTask {
 
 /// A saved action of an agent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct AgentAction {
     /// Action name.
     pub name: String,

@@ -9,10 +9,11 @@ use serde_json::{Map, Value};
 /// JSON object of caller key/values.
 pub type Metadata = Map<String, Value>;
 
-/// Declares a string enum with known variants and `Other(String)` for values added later.
+/// Declares a string enum with known variants and `Other(String)` for values added later. In test builds it
+/// implements `ts_rs::TS` as an open union, `"a" | "b" | (string & {})` (see src/typegen.rs).
 macro_rules! string_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:literal,)+ }) => {
-        $(#[$meta])*
+    ($(#[doc = $doc:literal])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:literal,)+ }) => {
+        $(#[doc = $doc])*
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
         pub enum $name {
             $($(#[$vmeta])* $variant,)+
@@ -49,6 +50,31 @@ macro_rules! string_enum {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let s = String::deserialize(d)?;
                 Ok(Self::from(s.as_str()))
+            }
+        }
+
+        /// The known values, and (`Other`) any other string.
+        #[cfg(test)]
+        impl ts_rs::TS for $name {
+            type WithoutGenerics = Self;
+            type OptionInnerType = Self;
+            fn docs() -> Option<String> {
+                Some(ts_rs::format_docs(&[$($doc,)* " Open: the service may add values."]))
+            }
+            fn name() -> String {
+                stringify!($name).to_owned()
+            }
+            fn decl() -> String {
+                format!("type {} = {};", Self::name(), Self::inline())
+            }
+            fn decl_concrete() -> String {
+                Self::decl()
+            }
+            fn inline() -> String {
+                [$(concat!("\"", $wire, "\""),)+ "(string & {})"].join(" | ")
+            }
+            fn inline_flattened() -> String {
+                Self::inline()
             }
         }
     };

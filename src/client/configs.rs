@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 /// Capabilities that have saved configs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ConfigCapability {
     /// `extract`.
@@ -49,19 +50,23 @@ impl ConfigCapability {
 
 /// Body of a config creation.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct ConfigParams {
     /// Name of the saved config.
     pub name: String,
     /// The capability's config (for extract, an inline `schema` is checked against the dialect).
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub config: Map<String, Value>,
 }
 
 /// A saved config as answered (fields beyond `id` are not shown in the spec).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct SavedConfig {
     /// Id, usable in a verb's `action` field.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub id: Option<String>,
     /// Every other field.
     #[serde(flatten)]

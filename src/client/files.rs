@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 /// Body of a registration by URL (the source must serve a Content-Length).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct FileCreateParams {
     /// Source URL.
     pub url: String,
@@ -21,12 +22,14 @@ pub struct FileCreateParams {
 
 /// A registered file. Only `id` and `status` are shown in the spec; `ready` is the state to wait for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct FileRecord {
     /// File id.
     pub id: String,
     /// Status (`ready` when usable).
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub status: Option<String>,
     /// Upload address of a `{name, mimeType}` registration, valid 15 minutes.
     #[serde(default)]

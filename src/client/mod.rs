@@ -90,8 +90,10 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 600_000;
 /// Default cap on an honoured `Retry-After`: 60 seconds.
 pub const DEFAULT_MAX_RETRY_AFTER_MS: u64 = 60_000;
 
-/// How much the client reports about its calls. Ordered: `Off < Error < Warn < Info < Debug`.
+/// How much the client reports about its calls; each level includes the ones before it (ordered
+/// `off < error < warn < info < debug`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename_all = "lowercase"))]
 pub enum LogLevel {
     /// Nothing.
     Off,

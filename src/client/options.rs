@@ -15,29 +15,41 @@ pub const HANDLES: [&str; 2] = ["fetch", "logger"];
 /// Largest `maxRetries` (client-wide and per call).
 pub const MAX_RETRIES_LIMIT: f64 = 100.0;
 
-/// The data options of a client, as JS gives them (camelCase; numbers are JS numbers). `Debug` prints neither the
-/// key nor header values.
+/// The data options of `new DocAuto(...)`, as JS gives them (camelCase; numbers are JS numbers); the handles
+/// (`fetch`, `logger`) are added by `ClientOptions`.
 #[derive(Clone, Default, Deserialize)]
+#[cfg_attr(
+    test,
+    derive(ts_rs::TS),
+    ts(optional_fields, rename = "ClientDataOptions")
+)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClientOptions {
-    /// The API key; falls back to `DOCAUTO_API_KEY`.
+    /// Secret API key; default `DOCAUTO_API_KEY` from the environment (Node, Bun, Deno).
     pub api_key: Option<String>,
-    /// Absolute http(s) URL of the API, optionally with a path prefix; falls back to `DOCAUTO_BASE_URL`.
+    /// The API's address (absolute http(s) URL, optional path prefix); default `DOCAUTO_BASE_URL`. The key is sent
+    /// to this origin only.
     pub base_url: Option<String>,
-    /// Retries after the first attempt, 0..=100; default 2.
+    /// Retries after the first attempt (0 to 100). Default 2.
     pub max_retries: Option<f64>,
-    /// Per-attempt timeout in ms, at least 1; default 600 000.
+    /// Per-attempt timeout in milliseconds (at least 1). Default 600000.
     pub timeout_ms: Option<f64>,
-    /// Largest `Retry-After` honoured, in ms; default 60 000.
+    /// Largest `Retry-After` honoured (ms); a longer one ends the call with the error, `retryAfter` set. Default
+    /// 60000.
     pub max_retry_after_ms: Option<f64>,
-    /// Headers sent with every request to the API's origin (values must be strings).
+    /// Headers added to every request to `baseUrl` (never `authorization` or `idempotency-key`; never to other
+    /// hosts). Values must be strings.
+    #[cfg_attr(test, ts(type = "Record<string, string>", optional))]
     pub default_headers: Option<Map<String, Value>>,
-    /// Lets the client run in a browser page or worker (which exposes the key to the page's users).
+    /// Allows construction in a browser page or worker, where the secret key would be visible to anyone. Default
+    /// false.
     pub dangerously_allow_browser: Option<bool>,
-    /// `off`, `error`, `warn`, `info` or `debug`; falls back to `DOCAUTO_LOG`; default `warn`.
+    /// Default `warn` (or `DOCAUTO_LOG`). `debug` logs method, path, status, request id, attempt and elapsed ms.
+    #[cfg_attr(test, ts(type = "LogLevel", optional))]
     pub log_level: Option<String>,
 }
 
+/// Prints neither the key nor header values.
 impl std::fmt::Debug for ClientOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientOptions")

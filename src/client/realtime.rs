@@ -11,6 +11,7 @@ use std::fmt;
 /// Body of a session creation. Fields beyond `finalPass` are not shown in the spec and pass
 /// through `extra`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct RealtimeSessionParams {
     /// Keep a stored diarized transcript after close.
@@ -21,9 +22,10 @@ pub struct RealtimeSessionParams {
     pub extra: Map<String, Value>,
 }
 
-/// The created session. The field holding the `wss://` address is not named by the spec; this
-/// type reads `url` (or `wsUrl`) and keeps everything else in `extra`.
+/// A live session: its `wss://` address carries a single-use ticket (a secret). The field holding the address is
+/// not named by the spec; this type reads `url` (or `wsUrl`) and keeps every other field.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct RealtimeSession {
     /// Session id.

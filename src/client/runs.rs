@@ -32,6 +32,7 @@ string_enum! {
 
 /// Query of `GET /v1/runs`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct RunListParams {
     /// Page size, 1 to 50 (server default 20).
     #[serde(default)]
@@ -41,6 +42,7 @@ pub struct RunListParams {
     pub cursor: Option<String>,
     /// Status filter (any status except `queued`).
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Exclude<RunStatus, \"queued\">", optional))]
     pub status: Option<String>,
     /// Object filter (for example `extract_run`).
     #[serde(default)]
@@ -48,6 +50,10 @@ pub struct RunListParams {
     /// Up to three `metadata.<key>=<value>` filters, in order. On the wire (from JS) an object
     /// `{key: value}`.
     #[serde(default, with = "ordered_pairs")]
+    #[cfg_attr(
+        test,
+        ts(as = "Option<std::collections::HashMap<String, String>>", optional)
+    )]
     pub metadata: Vec<(String, String)>,
 }
 
@@ -65,6 +71,7 @@ pub struct KeepParams {
 
 /// A capability run (only `id` and `status` are sure; a 202 may carry only the handle).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct CapabilityRun {
     /// For example `extract_run`.
@@ -76,9 +83,14 @@ pub struct CapabilityRun {
     pub status: RunStatus,
     /// Config applied (for extract: the `schema`).
     #[serde(default)]
+    #[cfg_attr(
+        test,
+        ts(type = "{ schema?: JsonSchema; [field: string]: unknown }", optional)
+    )]
     pub config: Option<Value>,
     /// Present only at `processed`.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "ExtractOutput", optional))]
     pub output: Option<Value>,
     /// `/v1/runs/<id>`.
     #[serde(default)]
@@ -91,6 +103,7 @@ pub struct CapabilityRun {
     pub envelope_url: Option<String>,
     /// Caller key/values.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Metadata", optional))]
     pub metadata: Option<Metadata>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -99,6 +112,7 @@ pub struct CapabilityRun {
 
 /// Output of an extract run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ExtractOutput {
     /// Alias of the first document's value.
@@ -106,12 +120,15 @@ pub struct ExtractOutput {
     pub value: Option<Value>,
     /// Citations of the first document (only when grounded).
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Record<string, unknown>", optional))]
     pub citations: Option<Value>,
     /// Per-document results.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<ExtractDocument>>", optional))]
     pub documents: Vec<ExtractDocument>,
     /// Citations dropped for size.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "true", optional))]
     pub citations_omitted: Option<bool>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -120,22 +137,28 @@ pub struct ExtractOutput {
 
 /// One document of an extract output.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ExtractDocument {
     /// File id.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub file_id: Option<String>,
     /// Name.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub name: Option<String>,
     /// Status.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub status: Option<String>,
     /// Extracted value.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "JsonValue"))]
     pub value: Option<Value>,
     /// Citations keyed like the value.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Record<string, unknown>", optional))]
     pub citations: Option<Value>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -144,16 +167,19 @@ pub struct ExtractDocument {
 
 /// A citation entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Citation {
     /// File id.
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "string"))]
     pub file_id: Option<String>,
     /// 0-based page.
     #[serde(default)]
     pub page: Option<u32>,
     /// Normalized box, top-left origin.
     #[serde(default)]
+    #[cfg_attr(test, ts(inline))]
     pub bbox: Option<BoundingBox>,
     /// Cited text.
     #[serde(default)]
@@ -171,6 +197,7 @@ pub struct Citation {
 
 /// `{x, y, width, height}` normalized 0 to 1.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct BoundingBox {
     /// Left.
     pub x: f64,

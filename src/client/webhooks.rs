@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 /// Body of `POST /v1/webhooks`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct WebhookCreateParams {
     /// https URL.
     pub url: String,
@@ -19,6 +20,7 @@ pub struct WebhookCreateParams {
 
 /// Body of `PATCH /v1/webhooks/:id`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
 pub struct WebhookUpdateParams {
     /// New https URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,12 +4,20 @@
 /// The floor reported for digital silence, in dBFS (instead of minus infinity, which JSON cannot carry).
 pub const MIN_DBFS: f64 = -100.0;
 
-/// RMS and peak of one block of samples.
+/// RMS and peak of one block of samples. In JS the `detail` of `level` (computed only once a `level` listener was
+/// added): the level of one block of audio (about 20 ms from the microphone), in dBFS: -100 for digital silence, at
+/// most 0 (float input beyond full scale counts as full scale, as it clips when converted to PCM16; 0 means the
+/// input clips).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    test,
+    derive(ts_rs::TS),
+    ts(rename = "RealtimeLevel", rename_all = "camelCase")
+)]
 pub struct Level {
-    /// Root mean square, in dBFS, at least [`MIN_DBFS`].
+    /// Root mean square, in dBFS, at least -100 (`MIN_DBFS`).
     pub rms_dbfs: f64,
-    /// Largest absolute sample, in dBFS, at least [`MIN_DBFS`].
+    /// Largest absolute sample, in dBFS, at least -100 (`MIN_DBFS`).
     pub peak_dbfs: f64,
 }
 

@@ -28,6 +28,7 @@ pub const MAX_TIME_MS: f64 = 86_400_000.0;
 
 /// What to do when the microphone in use goes away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "RealtimeDeviceLostPolicy"))]
 #[serde(rename_all = "camelCase")]
 pub enum DeviceLostPolicy {
     /// Open the default microphone instead and go on (a `devicechange` event says so); `device_lost` if none.
@@ -37,34 +38,44 @@ pub enum DeviceLostPolicy {
     Error,
 }
 
-/// The data options of a transcriber, as JS gives them (camelCase; numbers are JS numbers).
+/// The data options of `new RealtimeTranscriber(options)`. Decoded as JS gives them (camelCase; numbers are JS
+/// numbers); the handles (`getUrl`, `WebSocket`) are added by `RealtimeTranscriberOptions`.
 #[derive(Clone, Default, Deserialize)]
+#[cfg_attr(
+    test,
+    derive(ts_rs::TS),
+    ts(optional_fields, rename = "RealtimeTranscriberDataOptions")
+)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TranscriberOptions {
-    /// The first single-use ticket URL (`ws://` or `wss://`); secret, never printed.
+    /// The session's single-use `ws://` / `wss://` ticket URL (from `client.realtime.createSession` on your
+    /// server); secret, never printed.
     pub url: Option<String>,
-    /// Session rate in Hz, 8 000..=48 000; default 16 000.
+    /// The session's `sampleRate` in Hz (8000 to 48000); default 16000.
     pub sample_rate: Option<f64>,
-    /// Frame length in ms, 20..=100; default 40.
+    /// Audio frame length in ms (20 to 100); default 40.
     pub frame_ms: Option<f64>,
-    /// Audio kept during an outage, in ms; default 10 000.
+    /// Audio kept while reconnecting, in ms (oldest dropped first); default 10000.
     pub buffer_ms: Option<f64>,
-    /// Interval of keep-alive messages, in ms (at least 1); default 5 000.
+    /// Interval of `{"type":"keepalive"}` messages in ms (at least 1); default 5000.
     pub keepalive_ms: Option<f64>,
-    /// Wait for the service's close after `stop()`, in ms; default 10 000.
+    /// How long `stop()` waits for the service's last `final` and close, in ms; default 10000.
     pub stop_timeout_ms: Option<f64>,
-    /// Wait for the service's `open`, in ms (0: forever); default 10 000.
+    /// How long `start()` (and each reconnect) waits for the service's `open`, in ms; 0 waits forever; default
+    /// 10000. Before the first `open` the session then ends with `open_timeout`; on a reconnect it counts as a
+    /// failed attempt.
     pub open_timeout_ms: Option<f64>,
-    /// Audio flowing with no message from the service for this long (ms) counts as a dead connection and
-    /// reconnects through `getUrl`; 0 (the default) turns the check off. Decision: off by default because the
-    /// spec does not promise any message during silence (the emulator sends none), and a needless reconnect
-    /// spends a fresh ticket.
+    /// Audio sent and no message from the service for this long (ms) counts as a dead connection: it reconnects
+    /// through `getUrl` (error `connection_silent`). 0 (default) turns the check off: the service may stay quiet
+    /// during silence (the spec promises no message then; the emulator sends none), and each reconnect spends a
+    /// fresh ticket.
     pub silence_timeout_ms: Option<f64>,
-    /// Reconnect attempts per outage (0: never); default 6.
+    /// Reconnect attempts per outage before `reconnect_failed` (0: never reconnect); default 6.
     pub reconnect_attempts: Option<f64>,
-    /// First reconnect delay in ms (doubling up to 8 s); default 500.
+    /// First reconnect delay in ms (doubles up to 8 s, with jitter); default 500.
     pub reconnect_delay_ms: Option<f64>,
-    /// The microphone to open (`MediaDeviceInfo.deviceId`); default the browser's choice.
+    /// The microphone to open (a `MediaDeviceInfo.deviceId` from `navigator.mediaDevices.enumerateDevices()`);
+    /// default the browser's choice.
     pub device_id: Option<String>,
     /// Browser echo cancellation on the microphone; default true.
     pub echo_cancellation: Option<bool>,
@@ -72,7 +83,8 @@ pub struct TranscriberOptions {
     pub noise_suppression: Option<bool>,
     /// Browser automatic gain control on the microphone; default true.
     pub auto_gain_control: Option<bool>,
-    /// What happens when the microphone in use goes away; default `"switch"`.
+    /// When the microphone in use goes away: `"switch"` (default) opens the default microphone (a `devicechange`
+    /// event says so; `device_lost` if there is none); `"error"` reports `device_lost` and stops the session.
     pub on_device_lost: Option<DeviceLostPolicy>,
 }
 

@@ -120,8 +120,11 @@ pub enum AudioOrigin {
     Caller,
 }
 
-/// A transcript with its times counted from the session's first audio, in seconds.
+/// A transcript with its times counted from the session's first audio, in seconds. In JS the `detail` of `partial`
+/// and `final`: text and its place in the session's audio, in seconds counted from the first audio sent and
+/// continuous across reconnects (paused audio is not sent, so it is not counted).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "RealtimeTranscript"))]
 pub struct Transcript {
     /// The text.
     pub text: String,

@@ -10,12 +10,20 @@ pub const JOIN_CREDITS: u64 = 5;
 /// Credits charged per started minute of decoded audio.
 pub const CREDITS_PER_STARTED_MINUTE: u64 = 2;
 
-/// Usage of one session, as in the service's `usage` message.
+/// Usage of one session, as in the service's `usage` message; in JS the `detail` of `usage` (the service's
+/// message, else the client's estimate) and the `usage` getter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    test,
+    derive(ts_rs::TS),
+    ts(rename = "RealtimeUsage", rename_all = "camelCase")
+)]
 pub struct Usage {
     /// Started minutes of decoded audio (a partial minute counts as one).
+    #[cfg_attr(test, ts(type = "number"))]
     pub started_minutes: u64,
     /// Credits charged.
+    #[cfg_attr(test, ts(type = "number"))]
     pub credits: u64,
 }
 

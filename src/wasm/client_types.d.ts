@@ -4,9 +4,6 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /** A JSON Schema of an extraction (the service's dialect: root object, nesting at most 5, no `$ref`/`oneOf`...). */
 export type JsonSchema = { [keyword: string]: unknown };
 
-/** How much the client logs. */
-export type LogLevel = "off" | "error" | "warn" | "info" | "debug";
-
 /** Where log lines go (default: `console`). Lines never hold the key, bodies or query strings. */
 export interface Logger {
   debug(message: string): void;
@@ -15,26 +12,10 @@ export interface Logger {
   error(message: string): void;
 }
 
-/** Options of `new DocAuto(...)`. */
-export interface ClientOptions {
-  /** Secret API key; default `DOCAUTO_API_KEY` from the environment (Node, Bun, Deno). */
-  apiKey?: string;
-  /** The API's address (http(s), optional path prefix); default `DOCAUTO_BASE_URL`. The key is sent to this origin only. */
-  baseUrl?: string;
-  /** Retries after the first attempt. Default 2. */
-  maxRetries?: number;
-  /** Per-attempt timeout in milliseconds. Default 600000. */
-  timeoutMs?: number;
-  /** Largest `Retry-After` honoured (ms); a longer one ends the call with the error, `retryAfter` set. Default 60000. */
-  maxRetryAfterMs?: number;
+/** Options of `new DocAuto(...)`: the data options are generated from the Rust type (`ClientDataOptions`); these are the JS handles. */
+export interface ClientOptions extends ClientDataOptions {
   /** The `fetch` used for every request. Default: the global `fetch`. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
-  /** Headers added to every request to `baseUrl` (never `authorization` or `idempotency-key`; never to other hosts). */
-  defaultHeaders?: Record<string, string>;
-  /** Allows construction in a browser page, where the secret key would be visible to anyone. Default false. */
-  dangerouslyAllowBrowser?: boolean;
-  /** Default `warn` (or `DOCAUTO_LOG`). `debug` logs method, path, status, request id, attempt and elapsed ms. */
-  logLevel?: LogLevel;
   /** Receives the log lines. */
   logger?: Logger;
 }
@@ -125,118 +106,8 @@ export type WebhookRef = { url: string } | { id: string };
 /** Caller key/values (at most 10 KB as JSON). */
 export type Metadata = Record<string, JsonValue>;
 
-/** Executor of a step. */
-export type Executor = "agent" | "human";
-
-/** A step of an agent. */
-export interface AgentTask {
-  id: string;
-  title: string;
-  executor: Executor;
-  dependsOn: string[];
-}
-
-/** A saved action of an agent. */
-export interface AgentAction {
-  name: string;
-  approval?: "before" | "output";
-}
-
-/** A saved, versioned automation. */
-export interface Agent {
-  object: "agent";
-  id: string;
-  name: string;
-  version: number;
-  tasks: AgentTask[];
-  actions: AgentAction[];
-  description?: unknown;
-  updatedAt?: unknown;
-}
-
 /** `agents.list()`. */
 export type AgentList = ObjectList<Agent>;
-
-/** Body of `agentRuns.create`. */
-export interface AgentRunCreateParams {
-  agent: string;
-  /** 1 to 200 files. */
-  files: FileRef[];
-  metadata?: Metadata;
-  webhook?: WebhookRef;
-}
-
-/** A step of a run. */
-export interface RunTask {
-  id: string;
-  title: string;
-  executor: Executor;
-  status: "pending" | "ready" | "in_progress" | "completed" | "skipped";
-  summary: string | null;
-  completedAt: string | null;
-}
-
-/** An outstanding sign-off. */
-export interface RunApproval {
-  id: string;
-  kind: "before" | "output";
-  action: string;
-  requestedAt: string;
-  rationale: string;
-  files: Array<{ id: string; name: string }>;
-  params: Record<string, unknown>;
-}
-
-/** An agent run. A 202 may carry only `object`, `id`, `status` and `statusUrl`. */
-export interface AgentRun {
-  object: "agent_run";
-  id: string;
-  status: AgentRunStatus;
-  statusUrl: string;
-  agent?: { id: string; name: string; version: number };
-  waiting?: { approvals: number; tasks: number; summary: string };
-  paused?: { reason: "model_error" | "system_error" | (string & {}) };
-  progress?: { tasks: { total: number; completed: number } };
-  tasks?: RunTask[];
-  approvals?: RunApproval[];
-  result?: string | Record<string, unknown>;
-  output?: { files: Array<{ url: string; [field: string]: unknown }> };
-  error?: { code: string; message: string };
-  incomplete?: boolean;
-  metadata?: Metadata;
-  createdAt?: string;
-  expiresAt?: string;
-}
-
-/** `{id, status, statusUrl}` of the run a decision belongs to. */
-export interface RunHandle {
-  id: string;
-  status: AgentRunStatus;
-  statusUrl: string;
-}
-
-/** Body of `agentRuns.approve`. */
-export interface ApproveParams {
-  /** At most 4000 characters. */
-  note?: string;
-  /** Replaces the proposed inputs of a `before` gate. */
-  params?: Record<string, JsonValue>;
-  /** Replaces the step's files (file ids, at most 200). */
-  files?: string[];
-}
-
-/** Body of `agentRuns.reject`: the note is required. */
-export interface RejectParams {
-  note: string;
-}
-
-/** Body of `agentRuns.completeTask`. */
-export interface CompleteTaskParams {
-  /** At most 2000 characters. */
-  note?: string;
-  /** At most 20 file ids. */
-  files?: string[];
-}
 
 /** Answer of an approve or reject. */
 export interface ApprovalDecision {
@@ -261,43 +132,6 @@ export interface TaskCompletion {
   summary: string | null;
   completedAt: string;
   run: RunHandle;
-}
-
-/** Status of a capability run. */
-export type RunStatus = "queued" | "processing" | "processed" | "failed" | "cancelled" | "expired" | "needs_input";
-
-/** A citation of an extracted value. */
-export interface Citation {
-  fileId: string;
-  page?: number;
-  bbox?: { x: number; y: number; width: number; height: number };
-  text?: string;
-  confidence?: number;
-  notFound?: boolean;
-  [field: string]: unknown;
-}
-
-/** Output of an extract run. */
-export interface ExtractOutput {
-  value?: JsonValue;
-  citations?: Record<string, unknown>;
-  documents?: Array<{ fileId: string; name: string; status: string; value: JsonValue; citations?: Record<string, unknown> }>;
-  citationsOmitted?: true;
-}
-
-/** A capability run (`extract_run`, `parse_run`...). A 202 may carry only the handle. */
-export interface CapabilityRun {
-  object?: string;
-  id: string;
-  status: RunStatus;
-  config?: { schema?: JsonSchema; [field: string]: unknown };
-  /** Present only at `processed` (extract: {@link ExtractOutput}). */
-  output?: ExtractOutput & { [field: string]: unknown };
-  statusUrl?: string;
-  expiresAt?: string;
-  envelopeUrl?: string;
-  metadata?: Metadata;
-  [field: string]: unknown;
 }
 
 /** Fields every verb takes. */
@@ -352,60 +186,19 @@ export interface SignParams extends VerbCommonParams {
 /** Body of `pipeline`: steps keyed by capability name, run in parallel over the files. */
 export type PipelineParams = VerbCommonParams & { files: FileRef[]; steps: Array<Record<string, Record<string, unknown>>> };
 
-/** Capabilities with saved configs. */
-export type ConfigCapability = "extract" | "redact" | "fill";
-
-/** Body of `configs.create`. */
-export interface ConfigParams {
-  name: string;
-  config: Record<string, unknown>;
-}
-
 /** Body of the deprecated `actions.create`. */
 export interface ActionCreateParams extends ConfigParams {
   capability: ConfigCapability;
 }
 
-/** A saved config; its `id` goes in a verb's `action` field. */
-export interface SavedConfig {
-  id: string;
-  [field: string]: unknown;
-}
-
 /** `actions.catalog()` (shape not published beyond being an object). */
 export type ActionCatalog = Record<string, unknown>;
-
-/** Query of `runs.list`. */
-export interface RunListParams {
-  /** 1 to 50. */
-  limit?: number;
-  cursor?: string;
-  status?: Exclude<RunStatus, "queued">;
-  object?: string;
-  /** Up to three `metadata.<key>=<value>` filters. */
-  metadata?: Record<string, string>;
-}
 
 /** Body of `runs.keep`. */
 export type KeepParams = { spaceId: string; space?: never } | { space: string; spaceId?: never } | Record<string, never>;
 
 /** Answer of `runs.keep` (shape not published). */
 export type KeepResult = Record<string, unknown>;
-
-/** A registered file: `ready` is the state to wait for. */
-export interface FileRecord {
-  id: string;
-  status: string;
-  /** Upload address of a `{name, mimeType}` registration, valid 15 minutes. */
-  uploadUrl?: string;
-  [field: string]: unknown;
-}
-
-/** Body of `files.create`. */
-export interface FileCreateParams {
-  url: string;
-  name?: string;
-}
 
 /** Body of `files.upload`. */
 export interface FileUploadParams {
@@ -427,19 +220,6 @@ export interface WebhookEndpoint {
 /** `webhooks.list()`. */
 export type WebhookList = ObjectList<WebhookEndpoint>;
 
-/** Body of `webhooks.create`. */
-export interface WebhookCreateParams {
-  url: string;
-  events?: string[];
-}
-
-/** Body of `webhooks.update`: at least one field. */
-export interface WebhookUpdateParams {
-  url?: string;
-  events?: string[];
-  disabled?: boolean;
-}
-
 /** One delivery attempt. */
 export interface WebhookDelivery {
   object?: "webhook_delivery";
@@ -455,20 +235,6 @@ export interface WebhookDelivery {
 
 /** `webhooks.deliveries(id)`: the 50 most recent, newest first. */
 export type WebhookDeliveryList = ObjectList<WebhookDelivery>;
-
-/** Body of `realtime.createSession`. */
-export interface RealtimeSessionParams {
-  /** Keep a stored diarized transcript after close. */
-  finalPass?: boolean;
-  [field: string]: unknown;
-}
-
-/** A live session: its `wss://` address carries a single-use ticket (a secret). */
-export interface RealtimeSession {
-  id?: string;
-  url?: string;
-  [field: string]: unknown;
-}
 
 /** Fields of every API error. */
 export interface APIErrorFields {

@@ -32,6 +32,19 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = include_str!("types.d.ts");
 
+// Generated from the core's Rust types (src/typegen.rs; `cargo xtask types` rewrites them, a test fails if stale).
+#[cfg(any(feature = "webhooks", feature = "testing"))]
+#[wasm_bindgen(typescript_custom_section)]
+const GENERATED_WEBHOOK_TYPES: &'static str = include_str!("generated/webhooks.d.ts");
+
+#[cfg(feature = "realtime")]
+#[wasm_bindgen(typescript_custom_section)]
+const GENERATED_REALTIME_TYPES: &'static str = include_str!("generated/realtime.d.ts");
+
+#[cfg(feature = "client")]
+#[wasm_bindgen(typescript_custom_section)]
+const GENERATED_CLIENT_TYPES: &'static str = include_str!("generated/client.d.ts");
+
 #[cfg(feature = "client")]
 #[wasm_bindgen(typescript_custom_section)]
 const CLIENT_TYPES: &'static str = include_str!("client_types.d.ts");
@@ -39,6 +52,10 @@ const CLIENT_TYPES: &'static str = include_str!("client_types.d.ts");
 #[cfg(feature = "realtime")]
 #[wasm_bindgen(typescript_custom_section)]
 const REALTIME_TYPES: &'static str = include_str!("realtime_types.d.ts");
+
+#[cfg(feature = "testing")]
+#[wasm_bindgen(typescript_custom_section)]
+const GENERATED_TESTING_TYPES: &'static str = include_str!("generated/testing.d.ts");
 
 #[cfg(feature = "testing")]
 #[wasm_bindgen(typescript_custom_section)]

@@ -51,24 +51,11 @@ export interface WebhookCheckThenAddStore {
 /** A store for the `dedupe` option: one with an atomic `claim`, or a (racy) check-then-add one. */
 export type WebhookDedupeStore = WebhookClaimStore | WebhookCheckThenAddStore;
 
-/** Options of `new WebhookVerifier(...)`: one of `jwksUrl`, `baseUrl`, `jwks` (or `jwks` with a URL, to seed the cache). */
-export interface WebhookVerifierOptions {
-  /** Address of the key set, such as `https://api.example/v1/webhooks/jwks.json`. */
-  jwksUrl?: string;
-  /** The API's base address; `/v1/webhooks/jwks.json` is appended. */
-  baseUrl?: string;
-  /** Static keys (no I/O), or with a URL the keys saved by `exportKeys()`, trusted until their saved `staleAt`. */
-  jwks?: JsonWebKeySet | string;
-  /** Allowed clock difference in seconds for `exp`, `iat` and `nbf`, both ways. Default 5. */
-  clockToleranceSeconds?: number;
-  /** Current time in epoch seconds, or a function returning it (for tests). */
-  now?: number | (() => number);
-  /** Freshness of a fetched key set without `max-age`. Default 3600. */
-  cacheTtlSeconds?: number;
-  /** Minimum seconds between two key set fetches (an unknown kid refetches at most this often). Default 30. */
-  cooldownSeconds?: number;
-  /** Timeout of one key set fetch, in milliseconds. Default 5000. */
-  timeoutMs?: number;
+/**
+ * Options of `new WebhookVerifier(...)`: one of `jwksUrl`, `baseUrl`, `jwks` (or `jwks` with a URL, to seed the cache).
+ * The data options are generated from the Rust type (`WebhookVerifierDataOptions`); these are the JS handles.
+ */
+export interface WebhookVerifierOptions extends WebhookVerifierDataOptions {
   /** The `fetch` used for the key set. Default: the global `fetch`. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /**
@@ -77,20 +64,7 @@ export interface WebhookVerifierOptions {
    * `markProcessed` for a week.
    */
   dedupe?: boolean | WebhookDedupeStore;
-  /**
-   * Largest body accepted, in bytes. Default 1048576 (1 MiB). The signature header is checked for shape first; then a
-   * `Content-Length` above this is refused without reading, a streamed body is read only up to it (then the stream is
-   * cancelled), and a buffer or string above it is refused before hashing. Refusals have code `body_too_large`.
-   */
-  maxBodyBytes?: number;
 }
-
-/** Stable codes of a failed verification. */
-export type WebhookErrorCode =
-  | "invalid_input" | "missing_signature" | "malformed_signature" | "unsupported_algorithm" | "unsupported_crit"
-  | "unknown_key" | "invalid_signature" | "missing_claim" | "wrong_issuer" | "expired" | "not_yet_valid"
-  | "body_mismatch" | "malformed_body" | "claims_mismatch" | "jwks_unavailable" | "invalid_jwks"
-  | "invalid_options" | "keys_not_loaded" | "body_too_large";
 
 /** The error a failed verification rejects (or throws) with; `code` says why. */
 export declare class WebhookVerificationError extends Error {
@@ -98,10 +72,6 @@ export declare class WebhookVerificationError extends Error {
   name: "WebhookVerificationError";
   code: WebhookErrorCode;
 }
-
-/** Status of an agent run. */
-export type AgentRunStatus =
-  | "queued" | "processing" | "waiting" | "paused" | "completed" | "failed" | "cancelled" | "expired";
 
 /** Fields every agent-run event payload begins with. */
 export interface AgentRunEventData {

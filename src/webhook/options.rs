@@ -36,27 +36,46 @@ const TABLE: [(&str, Kind); 9] = [
     ("maxBodyBytes", Kind::Number),
 ];
 
-/// The data options of a verifier, as JS gives them (camelCase names; numbers are JS numbers).
+/// The data options of `new WebhookVerifier(...)`: one of `jwksUrl`, `baseUrl`, `jwks` (or `jwks` with a URL, to
+/// seed the cache). Decoded as JS gives them (camelCase; numbers are JS numbers); the handles (`fetch`, `dedupe`,
+/// a function `now`) are added by `WebhookVerifierOptions`.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(
+    test,
+    derive(ts_rs::TS),
+    ts(
+        optional_fields,
+        rename = "WebhookVerifierDataOptions",
+        rename_all = "camelCase"
+    )
+)]
 pub struct VerifierOptions {
-    /// The key set's URL (https; http only on this machine's loopback).
+    /// Address of the key set, such as `https://api.example/v1/webhooks/jwks.json` (https; http only on this
+    /// machine's loopback).
     pub jwks_url: Option<String>,
-    /// The API's base address: the key set is `{baseUrl}/v1/webhooks/jwks.json`.
+    /// The API's base address; `/v1/webhooks/jwks.json` is appended.
     pub base_url: Option<String>,
-    /// Static keys (a JWKS object or its JSON text), or with a URL the seed of the cache (`exportKeys()`'s output
-    /// keeps its age).
+    /// Static keys (no I/O), or with a URL the keys saved by `exportKeys()`, trusted until their saved `staleAt`.
+    /// A JWKS object or its JSON text.
+    #[cfg_attr(test, ts(type = "JsonWebKeySet | string", optional))]
     pub jwks: Option<Value>,
-    /// Leeway on `exp`, `iat` and `nbf`, in seconds (at least 0).
+    /// Allowed clock difference in seconds for `exp`, `iat` and `nbf`, both ways (at least 0). Default 5.
     pub clock_tolerance_seconds: Option<f64>,
-    /// A fixed clock, in epoch seconds (a function clock is a handle).
+    /// Current time in epoch seconds, or a function returning it (for tests). A function clock is a handle the wasm
+    /// layer takes out before decoding, so this field holds only a number.
+    #[cfg_attr(test, ts(type = "number | (() => number)", optional))]
     pub now: Option<f64>,
-    /// How long a fetched key set is fresh without `Cache-Control`, in seconds (above 0).
+    /// Freshness of a fetched key set without `max-age`, in seconds (above 0). Default 3600.
     pub cache_ttl_seconds: Option<f64>,
-    /// Least time between two fetches, in seconds (at least 0).
+    /// Minimum seconds between two key set fetches (an unknown kid refetches at most this often; at least 0).
+    /// Default 30.
     pub cooldown_seconds: Option<f64>,
-    /// Timeout of a key-set fetch, in ms (above 0).
+    /// Timeout of one key set fetch, in milliseconds (above 0). Default 5000.
     pub timeout_ms: Option<f64>,
-    /// Largest body verified, in bytes (default 1 MiB).
+    /// Largest body accepted, in bytes. Default 1048576 (1 MiB). The signature header is checked for shape first;
+    /// then a `Content-Length` above this is refused without reading, a streamed body is read only up to it (then
+    /// the stream is cancelled), and a buffer or string above it is refused before hashing. Refusals have code
+    /// `body_too_large`.
     pub max_body_bytes: Option<f64>,
 }
 

@@ -75,28 +75,41 @@ pub struct SigningInput {
 
 /// A signed delivery: the exact body text and the `x-svc-signature` value.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "SignedTestEvent"))]
 pub struct SignedEvent {
     /// The envelope as sent (UTF-8 JSON text); `bodySha256` is the hash of these bytes.
     pub body: String,
     /// The compact JWS for the `x-svc-signature` header.
     pub signature: String,
     /// The event id of the envelope (given, or made from the random bytes).
+    #[cfg_attr(test, ts(skip))]
     pub event_id: String,
 }
 
 /// The event as the caller gives it: the envelope's fields, `eventId` and `occurredAt` optional, `data` as JSON text
-/// (the caller's own serialization, kept byte for byte in the body).
+/// (the caller's own serialization, kept byte for byte in the body). In JS, `TestEvent`: `data` is an object (its
+/// `JSON.stringify` is signed), and the five names are the only ones accepted ([`EVENT_FIELDS`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    test,
+    derive(ts_rs::TS),
+    ts(rename = "TestEvent", rename_all = "camelCase", optional_fields)
+)]
 pub struct Event<'a> {
     /// `type`, such as `agent_run.completed`.
+    #[cfg_attr(
+        test,
+        ts(rename = "type", type = "WebhookEvent[\"type\"] | (string & {})")
+    )]
     pub event_type: &'a str,
     /// `processingId`, the run (or space) the event is about.
     pub processing_id: &'a str,
-    /// `eventId`; made from [`SigningInput::random`] when `None`.
+    /// `eventId`; default: `evt_` and 24 random letters and digits.
     pub event_id: Option<&'a str>,
-    /// `occurredAt`; made from [`SigningInput::now`] when `None`.
+    /// `occurredAt`, an RFC 3339 timestamp; default: the signer's clock, in UTC with milliseconds.
     pub occurred_at: Option<&'a str>,
-    /// `data` as JSON text of an object; `{}` when `None`.
+    /// `data`, an object; `{}` when absent.
+    #[cfg_attr(test, ts(type = "Record<string, unknown>", optional))]
     pub data: Option<&'a str>,
 }
 

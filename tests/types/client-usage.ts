@@ -22,6 +22,11 @@ import {
   type Agent,
   type AgentList,
   type AgentRun,
+  type AgentRunStatus,
+  type ClientDataOptions,
+  type Executor,
+  type LogLevel,
+  type RunTask,
   type ApprovalDecision,
   type CapabilityRun,
   type ClientOptions,
@@ -84,6 +89,24 @@ async function agents(): Promise<void> {
     void code;
   }
   void [deps, approved.run.status, rejected.note, task.summary, await client.agentRuns.approve("agr", "apr")];
+}
+
+// The types generated from the Rust types (src/wasm/generated/client.d.ts): known fields keep their types, the
+// fields and enum values a later API version may add are open.
+function generated(run: AgentRun): void {
+  const url: string = run.statusUrl;
+  const version: number | undefined = run.agent?.version;
+  const later: unknown = run["fieldAddedLater"];
+  const task: RunTask | undefined = run.tasks?.[0];
+  const summary: string | null | undefined = task?.summary;
+  const future: AgentRunStatus = "status_added_later";
+  const executor: Executor = "agent";
+  const data: ClientDataOptions = { maxRetries: 1, logLevel: "debug", defaultHeaders: { "x-team": "a" } };
+  // @ts-expect-error: log levels are a closed set
+  const level: LogLevel = "verbose";
+  // @ts-expect-error: a known field keeps its type under the open index signature
+  const wrong: number = run.statusUrl;
+  void [url, version, later, summary, future, executor, data, level, wrong];
 }
 
 async function verbs(): Promise<void> {
@@ -183,4 +206,4 @@ async function errors(): Promise<void> {
   }
 }
 
-void [base, agents, verbs, runs, rest, responses, errors];
+void [base, agents, generated, verbs, runs, rest, responses, errors];

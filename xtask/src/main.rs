@@ -1,4 +1,4 @@
-//! Project tasks: `cargo xtask install | build | test | bench [--write] | fuzz | demo | emulator`.
+//! Project tasks: `cargo xtask install | build | types | test | bench [--write] | fuzz | demo | emulator`.
 
 mod bench;
 mod build;
@@ -11,6 +11,7 @@ mod util;
 const USAGE: &str = "usage: cargo xtask <command>
   install         rustup wasm target, wasm-bindgen-cli (pinned), npm tooling, Chromium and Firefox ESR (apt, as root)
   build           build the npm package into pkg/
+  types           regenerate src/wasm/generated/*.d.ts from the Rust types (a native test fails while stale)
   test            every suite; the last line is `N passed, N failed`
   bench [--write] verify speed vs jose, .wasm sizes, cold starts (--write updates BENCHMARKS.md)
   fuzz [secs]     bounded cargo-fuzz run of each target (default 30 s each)
@@ -26,6 +27,7 @@ fn main() {
         "build" => install::install()
             .and_then(|()| build::build())
             .map(|()| true),
+        "types" => types().map(|()| true),
         "test" => test::test(),
         "bench" => install::install()
             .and_then(|()| build::build())
@@ -50,6 +52,24 @@ fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// `cargo xtask types`: the native test that checks the generated declarations, told to write them instead.
+fn types() -> Result<(), String> {
+    util::step("cargo test -p docauto --lib typegen::generated_declarations_are_fresh (DOCAUTO_WRITE_TYPES=1)");
+    util::run(
+        std::process::Command::new("cargo")
+            .args([
+                "test",
+                "-p",
+                "docauto",
+                "--lib",
+                "typegen::generated_declarations_are_fresh",
+            ])
+            .env("DOCAUTO_WRITE_TYPES", "1")
+            .current_dir(util::root()),
+        std::time::Duration::from_secs(30 * 60),
+    )
 }
 
 /// `cargo xtask emulator [flags]`: the emulator in the foreground; Ctrl-C reaches it (same process group).
