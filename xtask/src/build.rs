@@ -51,6 +51,8 @@ struct Variant {
     cargo_args: &'static [&'static str],
     /// Cargo target dir, so the variants do not rebuild each other.
     target_dir: &'static str,
+    /// Cargo profile (Cargo.toml): `wasm-size` is `release` at `opt-level = "s"` with the crypto crates at 3.
+    profile: &'static str,
 }
 
 /// One module per use: the whole SDK (`docauto`), the webhook verifier alone (`docauto/webhooks`, for edge functions
@@ -62,21 +64,25 @@ const VARIANTS: &[Variant] = &[
         dir: "",
         cargo_args: &[],
         target_dir: "target",
+        profile: "wasm-size",
     },
     Variant {
         dir: "webhooks",
         cargo_args: &["--no-default-features", "--features", "webhooks"],
         target_dir: "target/webhooks",
+        profile: "wasm-size",
     },
     Variant {
         dir: "realtime",
         cargo_args: &["--no-default-features", "--features", "realtime"],
         target_dir: "target/realtime",
+        profile: "wasm-size",
     },
     Variant {
         dir: "testing",
         cargo_args: &["--no-default-features", "--features", "testing"],
         target_dir: "target/testing",
+        profile: "wasm-size",
     },
 ];
 
@@ -104,14 +110,16 @@ fn build_variant(r: &Path, variant: &Variant) -> Result<(), String> {
         format!("docauto/{}", variant.dir)
     };
     step(&format!(
-        "{label}: cargo build --release --target wasm32-unknown-unknown -p docauto --lib {}",
+        "{label}: cargo build --profile {} --target wasm32-unknown-unknown -p docauto --lib {}",
+        variant.profile,
         variant.cargo_args.join(" ")
     ));
     util::run(
         Command::new("cargo")
             .args([
                 "build",
-                "--release",
+                "--profile",
+                variant.profile,
                 "--target",
                 "wasm32-unknown-unknown",
                 "-p",
@@ -133,7 +141,9 @@ fn build_variant(r: &Path, variant: &Variant) -> Result<(), String> {
         Command::new(r.join(".tools/bin/wasm-bindgen"))
             .arg(
                 r.join(variant.target_dir)
-                    .join("wasm32-unknown-unknown/release/docauto.wasm"),
+                    .join("wasm32-unknown-unknown")
+                    .join(variant.profile)
+                    .join("docauto.wasm"),
             )
             .args([
                 "--target",
@@ -250,6 +260,8 @@ pub fn wasm_opt(wasm: &Path, level: &str) -> Result<(), String> {
         Command::new(&tool)
             .arg(level)
             .args(WASM_FEATURES)
+            // Custom sections no runtime reads (the toolchain's name and the target's feature list: 250 bytes).
+            .args(["--strip-producers", "--strip-target-features"])
             .arg(wasm)
             .arg("-o")
             .arg(&tmp),
