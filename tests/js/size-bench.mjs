@@ -165,7 +165,6 @@ async function main() {
   for (const entry of list) {
     const slug = entry.dir.replace(/\/$/, "") || "root";
     const z = sizes(`${root}pkg/${entry.dir}wasm/docauto_bg.wasm`);
-    const b64 = sizes(`${root}pkg/${entry.dir}wasm/docauto_bg.wasm.base64.js`);
     const node = coldNode(entry, slug, expected);
     const script = await workerScript(entry, slug);
     // Each start of the entry's worker follows a start of the baseline, so both see the same machine load.
@@ -179,7 +178,7 @@ async function main() {
       if (z.gzip < entry.budgetKiB * 1024) pass++;
       else fail++;
     }
-    rows.push({ entry, z, b64, node, workerdMs: median(wd), baseMs: median(base) });
+    rows.push({ entry, z, node, workerdMs: median(wd), baseMs: median(base) });
   }
   const pack = npmPack();
 
@@ -201,12 +200,6 @@ async function main() {
     "| --- | --- | --- | --- | --- | --- |",
     ...rows.map(({ entry, node, workerdMs, baseMs }) =>
       `| \`${entry.name}\` | ${entry.call} | ${node.importMs.toFixed(1)} ms | ${node.firstMs.toFixed(1)} ms | ${node.totalMs.toFixed(1)} ms | ${fmt(workerdMs)} ms (${workerdMs >= baseMs ? "+" : ""}${fmt(workerdMs - baseMs)}) |`),
-    "",
-    "The `edge-light` condition (Vercel's edge runtime) loads the wasm as base64 text instead of the `.wasm` file:",
-    "",
-    "| entry | `docauto_bg.wasm.base64.js` raw | gzip -9 |",
-    "| --- | --- | --- |",
-    ...rows.map(({ entry, b64 }) => `| \`${entry.name}\` | ${fmt(b64.raw)} B | ${fmt(b64.gzip)} B (${kib(b64.gzip)}) |`),
     "",
     `npm tarball (\`npm pack --dry-run\` of pkg/): ${fmt(pack.size)} B packed (${kib(pack.size)}), ${fmt(pack.unpacked)} B unpacked, ${pack.files} files.`,
   ];
