@@ -1,11 +1,9 @@
-// Vercel's edge runtime: no fs, and initSync rejects a WebAssembly.Module from another realm, so the wasm bytes
-// travel inside this package as base64 and are compiled in the runtime's own realm.
-import wasmBase64 from "./wasm/docauto_bg.wasm.base64.js";
+// Vercel's edge runtime: it compiles wasm only from a `.wasm?module` import, which its bundler (Next.js, `vercel
+// build`) turns into a WebAssembly.Module of the function's own realm; compiling bytes at run time is refused there.
+// So the .wasm file itself is imported, with no base64 copy of it in the package.
+import wasmModule from "./wasm/docauto_bg.wasm?module";
 import { initSync } from "./wasm/docauto.js";
 
-const binary = atob(wasmBase64);
-const bytes = new Uint8Array(binary.length);
-for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-initSync({ module: bytes });
+initSync({ module: wasmModule });
 
 // @EXPORTS@

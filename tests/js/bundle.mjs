@@ -3,7 +3,7 @@ import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
 
 /** Bundles `entry` resolving "docauto" through `conditions`; returns { code, inputs } (inputs: bundled files). */
-export async function bundle(entry, { conditions, format, external = [] }) {
+export async function bundle(entry, { conditions, format, external = [], plugins = [] }) {
   const res = await build({
     entryPoints: [fileURLToPath(new URL(entry, import.meta.url))],
     bundle: true,
@@ -13,6 +13,7 @@ export async function bundle(entry, { conditions, format, external = [] }) {
     mainFields: ["module", "main"],
     conditions,
     external,
+    plugins,
     metafile: true,
     logLevel: "warning",
     // The web glue mentions import.meta.url only in the async default init, which the IIFE (edge) entry never calls.

@@ -11,6 +11,8 @@ const BEGIN: &str = "<!-- bench:begin -->";
 const END: &str = "<!-- bench:end -->";
 const MORE_BEGIN: &str = "<!-- bench-more:begin -->";
 const MORE_END: &str = "<!-- bench-more:end -->";
+const SIZE_BEGIN: &str = "<!-- bench-size:begin -->";
+const SIZE_END: &str = "<!-- bench-size:end -->";
 
 /// Runs every benchmark and prints its results; with `write`, updates BENCHMARKS.md.
 pub fn bench(write: bool) -> Result<(), String> {
@@ -21,6 +23,7 @@ pub fn bench(write: bool) -> Result<(), String> {
         .split_once("<!-- table -->")
         .map(|(_, t)| t.trim().to_owned())
         .ok_or("bench printed no table")?;
+    let size = size_bench(&r)?;
 
     step("cargo build --release -p docauto-emulator (benchmarks run against a release emulator)");
     util::run(
@@ -62,17 +65,44 @@ pub fn bench(write: bool) -> Result<(), String> {
         summary(&realtime_browser),
         summary(&load.output)
     );
-    println!("\n{table}\n\n{more}");
+    println!("\n{table}\n\n{size}\n\n{more}");
     if write {
         let path = r.join("BENCHMARKS.md");
         let doc = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read BENCHMARKS.md: {e}"))?;
         let doc = replace_between(&doc, BEGIN, END, &table)?;
         let doc = replace_between(&doc, MORE_BEGIN, MORE_END, &more)?;
+        let doc = replace_or_append(
+            &doc,
+            "## Package size per entry",
+            SIZE_BEGIN,
+            SIZE_END,
+            &size,
+        );
         std::fs::write(&path, doc).map_err(|e| format!("cannot write BENCHMARKS.md: {e}"))?;
         step("BENCHMARKS.md updated");
     }
     Ok(())
+}
+
+/// Per entry of the package: the wasm it loads against its size budget, cold start in Node and workerd, and the npm
+/// tarball (tests/js/size-bench.mjs). Returns its markdown report.
+fn size_bench(r: &Path) -> Result<String, String> {
+    step("node tests/js/size-bench.mjs (per entry: wasm raw, gzip -9, brotli vs budgets; cold start in Node and workerd; npm tarball)");
+    let out = run_node(r, &["tests/js/size-bench.mjs"], &[])?;
+    out.split_once("<!-- table -->")
+        .map(|(_, t)| t.trim().to_owned())
+        .ok_or_else(|| "size bench printed no table".to_owned())
+}
+
+/// Like `replace_between`, but a document without the markers gets them, under `heading`, at its end.
+fn replace_or_append(doc: &str, heading: &str, begin: &str, end: &str, body: &str) -> String {
+    replace_between(doc, begin, end, body).unwrap_or_else(|_| {
+        format!(
+            "{}\n\n{heading}\n\n{begin}\n{body}\n{end}\n",
+            doc.trim_end()
+        )
+    })
 }
 
 fn run_node(r: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<String, String> {
@@ -123,5 +153,13 @@ mod tests {
         .unwrap();
         assert_eq!(out, "a <!-- x -->\nnew\n<!-- y --> b");
         assert!(replace_between("no markers", "<!-- x -->", "<!-- y -->", "new").is_err());
+    }
+
+    #[test]
+    fn replace_or_append_adds_the_section_once() {
+        let once = replace_or_append("# Doc\n", "## Size", "<!-- s -->", "<!-- /s -->", "one");
+        assert_eq!(once, "# Doc\n\n## Size\n\n<!-- s -->\none\n<!-- /s -->\n");
+        let twice = replace_or_append(&once, "## Size", "<!-- s -->", "<!-- /s -->", "two");
+        assert_eq!(twice, "# Doc\n\n## Size\n\n<!-- s -->\ntwo\n<!-- /s -->\n");
     }
 }
