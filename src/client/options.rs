@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{ApiError, ClientConfig, HostFacts, LogLevel};
+use super::{ApiError, CallOptions, ClientConfig, HostFacts, LogLevel};
 use crate::options::{decode_fields, whole_number, FieldError, MAX_SAFE_INTEGER};
 
 /// Options that are JS handles, not data: the host extracts them and checks their shape.
@@ -180,6 +180,96 @@ impl ClientOptions {
     }
 }
 
+/// The per-call option names (a method may accept more, such as `until` or `deadlineMs`, which it reads itself).
+pub const CALL_OPTION_NAMES: [&str; 5] = [
+    "wait",
+    "idempotencyKey",
+    "timeoutMs",
+    "maxRetries",
+    "signal",
+];
+
+/// A per-call option as the host read it. Per-call options are read on every call, so the host reads the four
+/// data fields directly (no JSON round trip) and the core decides what they mean.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RawOption {
+    /// Not given (`undefined`).
+    Absent,
+    /// A JS number (possibly `NaN` or infinite).
+    Number(f64),
+    /// A string.
+    Text(String),
+    /// Anything else (`null`, an object, a boolean).
+    Other,
+}
+
+/// The per-call options of one method call, as the host read them.
+#[derive(Clone, Debug)]
+pub struct CallOptionsInput<'a> {
+    /// Every option name given, to refuse unknown ones.
+    pub names: Vec<String>,
+    /// The method's own option names.
+    pub extra: &'a [&'a str],
+    /// `wait`.
+    pub wait: RawOption,
+    /// `idempotencyKey`.
+    pub idempotency_key: RawOption,
+    /// `timeoutMs`.
+    pub timeout_ms: RawOption,
+    /// `maxRetries`.
+    pub max_retries: RawOption,
+}
+
+fn request_error(field: &str, message: &str) -> ApiError {
+    ApiError::validation("invalid_request", field, message)
+}
+
+fn call_whole(raw: &RawOption, field: &str, max: f64) -> Result<Option<u64>, ApiError> {
+    match raw {
+        RawOption::Absent => Ok(None),
+        RawOption::Number(n) => whole_number(*n, 0.0, max)
+            .map(Some)
+            .ok_or_else(|| request_error(field, "must be a whole number >= 0")),
+        _ => Err(request_error(field, "must be a whole number >= 0")),
+    }
+}
+
+/// Checks the per-call options: no unknown name, `idempotencyKey` a string, `wait` and `maxRetries` whole numbers
+/// in range, `timeoutMs` a whole number above 0.
+///
+/// # Errors
+/// `invalid_request` naming the option.
+pub fn call_options(input: &CallOptionsInput<'_>) -> Result<CallOptions, ApiError> {
+    if let Some(name) = input
+        .names
+        .iter()
+        .find(|n| !CALL_OPTION_NAMES.contains(&n.as_str()) && !input.extra.contains(&n.as_str()))
+    {
+        return Err(request_error(
+            name,
+            "is not a request option (wait, idempotencyKey, timeoutMs, maxRetries, signal)",
+        ));
+    }
+    let idempotency_key = match &input.idempotency_key {
+        RawOption::Absent => None,
+        RawOption::Text(key) => Some(key.clone()),
+        _ => return Err(request_error("idempotencyKey", "must be a string")),
+    };
+    let wait = call_whole(&input.wait, "wait", f64::from(u32::MAX))?.map(|w| w as u32);
+    let max_retries =
+        call_whole(&input.max_retries, "maxRetries", MAX_RETRIES_LIMIT)?.map(|w| w as u32);
+    let timeout_ms = call_whole(&input.timeout_ms, "timeoutMs", MAX_SAFE_INTEGER)?;
+    if timeout_ms == Some(0) {
+        return Err(request_error("timeoutMs", "must be greater than 0"));
+    }
+    Ok(CallOptions {
+        wait,
+        idempotency_key,
+        timeout_ms,
+        max_retries,
+    })
+}
+
 /// What a field of the wrong type should have been.
 fn expectation(field: &str) -> &'static str {
     match field {
@@ -340,5 +430,65 @@ mod tests {
             e.to_string().contains("options") && !e.to_string().contains("sk_live"),
             "{e}"
         );
+    }
+
+    fn input(names: &[&str]) -> CallOptionsInput<'static> {
+        CallOptionsInput {
+            names: names.iter().map(|n| (*n).to_owned()).collect(),
+            extra: &["until"],
+            wait: RawOption::Absent,
+            idempotency_key: RawOption::Absent,
+            timeout_ms: RawOption::Absent,
+            max_retries: RawOption::Absent,
+        }
+    }
+
+    #[test]
+    fn call_options_read_whole_numbers_and_a_string_key() {
+        let mut i = input(&[
+            "wait",
+            "idempotencyKey",
+            "timeoutMs",
+            "maxRetries",
+            "until",
+            "signal",
+        ]);
+        i.wait = RawOption::Number(30.0);
+        i.idempotency_key = RawOption::Text("k-1".into());
+        i.timeout_ms = RawOption::Number(1_500.0);
+        i.max_retries = RawOption::Number(0.0);
+        let o = call_options(&i).unwrap();
+        assert_eq!(
+            (
+                o.wait,
+                o.idempotency_key.as_deref(),
+                o.timeout_ms,
+                o.max_retries
+            ),
+            (Some(30), Some("k-1"), Some(1_500), Some(0))
+        );
+    }
+
+    #[test]
+    fn a_bad_call_option_is_named() {
+        let unknown = call_options(&input(&["idempotency_key"])).unwrap_err();
+        assert!(unknown.to_string().contains("idempotency_key"), "{unknown}");
+        let cases: [(&str, fn(&mut CallOptionsInput<'static>)); 6] = [
+            ("wait", |i| i.wait = RawOption::Number(1.5)),
+            ("maxRetries", |i| i.max_retries = RawOption::Number(101.0)),
+            ("timeoutMs", |i| i.timeout_ms = RawOption::Number(0.0)),
+            ("timeoutMs", |i| i.timeout_ms = RawOption::Number(f64::NAN)),
+            ("timeoutMs", |i| i.timeout_ms = RawOption::Other),
+            ("idempotencyKey", |i| {
+                i.idempotency_key = RawOption::Number(7.0)
+            }),
+        ];
+        for (field, set) in cases {
+            let mut i = input(&[]);
+            set(&mut i);
+            let e = call_options(&i).unwrap_err();
+            assert_eq!(e.code, "invalid_request", "{field}");
+            assert!(e.to_string().contains(field), "{field}: {e}");
+        }
     }
 }

@@ -129,15 +129,6 @@ pub fn option_names(options: &JsValue) -> Vec<String> {
         .collect()
 }
 
-/// A number option: `Ok(None)` when absent, `Err(())` when present but not a finite number.
-pub fn number_option(options: &JsValue, name: &str) -> Result<Option<f64>, ()> {
-    let value = option(options, name);
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    value.as_f64().filter(|n| n.is_finite()).map(Some).ok_or(())
-}
-
 /// A function option, when present and callable.
 pub fn function_option(value: &JsValue) -> Option<Function> {
     value.dyn_ref::<Function>().cloned().or_else(|| {

@@ -62,7 +62,7 @@ fn event_id_of(event_or_id: &JsValue, detail: &'static str) -> Result<String, Js
         .ok_or_else(|| interop::webhook_failure(ErrorCode::InvalidInput, detail))
 }
 
-struct Inner {
+struct VerifierState {
     cache: RefCell<KeyCache>,
     hosts: HostCrypto,
     gate: RefCell<FetchGate>,
@@ -80,7 +80,7 @@ struct Inner {
 /// Verifies the API's signed webhooks (ES256 JWS in `x-svc-signature`) against its JWKS.
 #[wasm_bindgen]
 pub struct WebhookVerifier {
-    inner: Rc<Inner>,
+    inner: Rc<VerifierState>,
 }
 
 fn invalid_options(detail: &'static str) -> JsValue {
@@ -152,7 +152,7 @@ impl WebhookVerifier {
         };
 
         Ok(Self {
-            inner: Rc::new(Inner {
+            inner: Rc::new(VerifierState {
                 cache: RefCell::new(cache),
                 hosts: HostCrypto::detect(),
                 gate: RefCell::new(FetchGate::default()),
@@ -566,7 +566,7 @@ async fn read_capped(
     }
 }
 
-impl Inner {
+impl VerifierState {
     fn window(&self) -> Result<TimeWindow, JsValue> {
         let now = clock_now(&self.clock)?;
         Ok(TimeWindow {

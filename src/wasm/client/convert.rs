@@ -4,10 +4,9 @@ use js_sys::Reflect;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
-use crate::client::options::MAX_RETRIES_LIMIT;
+use crate::client::options::{CallOptionsInput, RawOption};
 use crate::client::polling::Until;
-use crate::client::{ApiError, CallOptions, RequestSpec};
-use crate::options::MAX_SAFE_INTEGER;
+use crate::client::{self, ApiError, CallOptions, RequestSpec};
 use crate::wasm::{interop, platform};
 
 /// Per-call options as read from JS: the core's part and the caller's `signal`.
@@ -18,27 +17,8 @@ pub struct JsCallOptions {
     pub signal: JsValue,
 }
 
-const CALL_OPTIONS: [&str; 5] = [
-    "wait",
-    "idempotencyKey",
-    "timeoutMs",
-    "maxRetries",
-    "signal",
-];
-
-/// A whole number option in `0..=max`: `Ok(None)` when absent.
-fn whole(options: &JsValue, name: &str, max: f64) -> Result<Option<u64>, ApiError> {
-    let bad = || ApiError::validation("invalid_request", name, "must be a whole number >= 0");
-    match interop::number_option(options, name).map_err(|()| bad())? {
-        None => Ok(None),
-        Some(n) => crate::options::whole_number(n, 0.0, max)
-            .map(Some)
-            .ok_or_else(bad),
-    }
-}
-
 /// Reads `{ wait, idempotencyKey, timeoutMs, maxRetries, signal }` plus the method's own `extra` names (which the
-/// caller reads itself).
+/// caller reads itself); the core's `client::options::call_options` decides what they mean.
 ///
 /// # Errors
 /// `invalid_request` naming the option: an unknown name, a wrong type, a negative or fractional number.
@@ -56,40 +36,28 @@ pub fn call_options(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, 
             "must be an object",
         ));
     }
-    for name in interop::option_names(options) {
-        if !CALL_OPTIONS.contains(&name.as_str()) && !extra.contains(&name.as_str()) {
-            return Err(ApiError::validation(
-                "invalid_request",
-                &name,
-                "is not a request option (wait, idempotencyKey, timeoutMs, maxRetries, signal)",
-            ));
+    let raw = |name: &str| {
+        let value = interop::option(options, name);
+        if value.is_undefined() {
+            RawOption::Absent
+        } else if let Some(n) = value.as_f64() {
+            RawOption::Number(n)
+        } else if let Some(text) = value.as_string() {
+            RawOption::Text(text)
+        } else {
+            RawOption::Other
         }
-    }
-    let key = interop::option(options, "idempotencyKey");
-    let idempotency_key = if key.is_undefined() {
-        None
-    } else {
-        Some(key.as_string().ok_or_else(|| {
-            ApiError::validation("invalid_request", "idempotencyKey", "must be a string")
-        })?)
     };
-    let wait = whole(options, "wait", f64::from(u32::MAX))?.map(|w| w as u32);
-    let max_retries = whole(options, "maxRetries", MAX_RETRIES_LIMIT)?.map(|w| w as u32);
-    let timeout_ms = whole(options, "timeoutMs", MAX_SAFE_INTEGER)?;
-    if timeout_ms == Some(0) {
-        return Err(ApiError::validation(
-            "invalid_request",
-            "timeoutMs",
-            "must be greater than 0",
-        ));
-    }
+    let core = client::options::call_options(&CallOptionsInput {
+        names: interop::option_names(options),
+        extra,
+        wait: raw("wait"),
+        idempotency_key: raw("idempotencyKey"),
+        timeout_ms: raw("timeoutMs"),
+        max_retries: raw("maxRetries"),
+    })?;
     Ok(JsCallOptions {
-        core: CallOptions {
-            wait,
-            idempotency_key,
-            timeout_ms,
-            max_retries,
-        },
+        core,
         signal: interop::option(options, "signal"),
     })
 }
