@@ -473,7 +473,8 @@ mod tests {
     fn a_bad_call_option_is_named() {
         let unknown = call_options(&input(&["idempotency_key"])).unwrap_err();
         assert!(unknown.to_string().contains("idempotency_key"), "{unknown}");
-        let cases: [(&str, fn(&mut CallOptionsInput<'static>)); 6] = [
+        type Set = fn(&mut CallOptionsInput<'static>);
+        let cases: [(&str, Set); 6] = [
             ("wait", |i| i.wait = RawOption::Number(1.5)),
             ("maxRetries", |i| i.max_retries = RawOption::Number(101.0)),
             ("timeoutMs", |i| i.timeout_ms = RawOption::Number(0.0)),
