@@ -4,9 +4,9 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{ordered, string_arg, wait_options, WaitOptions};
-use super::{simple, start, ClientState, Opt};
-use crate::client::{agent_runs, Flow, Goal};
+use super::convert::{ordered, string_arg};
+use super::{simple, ClientState, Opt};
+use crate::client::{agent_runs, Goal};
 
 /// `client.agentRuns`: start a run, read it, decide its sign-offs, complete its human steps, wait for it.
 #[wasm_bindgen]
@@ -115,16 +115,6 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitForOptions")] options: Opt,
     ) -> JsValue {
-        let options = options.unwrap_or(JsValue::UNDEFINED);
-        let mut wait = WaitOptions::default();
-        let prepared = wait_options(&options).map(|(o, w)| {
-            wait = w;
-            o
-        });
-        start(&self.inner, prepared, &JsValue::UNDEFINED, |config, o| {
-            let planner = agent_runs::wait_for(&string_arg(&id, "id")?, wait.until)?;
-            let flow = Flow::poll(config, planner.with_deadline(wait.deadline), o);
-            Ok((flow, JsValue::UNDEFINED))
-        })
+        super::wait_for(&self.inner, &id, options, agent_runs::wait_for)
     }
 }

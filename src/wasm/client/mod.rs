@@ -30,6 +30,7 @@ use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use crate::client::options::{ClientHost, ClientOptions, HANDLES};
+use crate::client::polling::{PollPlanner, Until};
 use crate::client::{self, ApiError, CallOptions, ClientConfig, Flow, Goal, RequestSpec};
 use crate::wasm::{interop, platform};
 use convert::{error_to_js, JsCallOptions};
@@ -316,6 +317,27 @@ pub(crate) fn start(
         Ok(stepper::drive(inner, flow, raw_body, &o.signal, list))
     });
     started.unwrap_or_else(|e| stepper::rejected(&e, !list.is_undefined()))
+}
+
+/// A `waitFor`: the wait options (`until`, `deadlineMs` and the call options), then a poll flow over the planner
+/// `plan` makes of the id and `until`.
+pub(crate) fn wait_for(
+    inner: &Rc<ClientState>,
+    id: &JsValue,
+    options: Option<JsValue>,
+    plan: impl FnOnce(&str, Until) -> Result<PollPlanner, ApiError>,
+) -> JsValue {
+    let options = options.unwrap_or(JsValue::UNDEFINED);
+    let mut wait = convert::WaitOptions::default();
+    let prepared = convert::wait_options(&options).map(|(o, w)| {
+        wait = w;
+        o
+    });
+    start(inner, prepared, &JsValue::UNDEFINED, |config, o| {
+        let planner = plan(&convert::string_arg(id, "id")?, wait.until)?;
+        let flow = Flow::poll(config, planner.with_deadline(wait.deadline), o);
+        Ok((flow, JsValue::UNDEFINED))
+    })
 }
 
 /// The common method: one call (with its retries) whose result is `goal`.

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{ordered, params, string_arg, wait_options, WaitOptions};
+use super::convert::{ordered, params, string_arg};
 use super::{prepare, simple, start, ClientState, Opt};
 use crate::client::output::OutputPlanner;
 use crate::client::runs::{self, RunListParams};
@@ -140,16 +140,6 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitForOptions")] options: Opt,
     ) -> JsValue {
-        let options = options.unwrap_or(JsValue::UNDEFINED);
-        let mut wait = WaitOptions::default();
-        let prepared = wait_options(&options).map(|(o, w)| {
-            wait = w;
-            o
-        });
-        start(&self.inner, prepared, &JsValue::UNDEFINED, |config, o| {
-            let planner = runs::wait_for(&string_arg(&id, "id")?, wait.until)?;
-            let flow = Flow::poll(config, planner.with_deadline(wait.deadline), o);
-            Ok((flow, JsValue::UNDEFINED))
-        })
+        super::wait_for(&self.inner, &id, options, runs::wait_for)
     }
 }
