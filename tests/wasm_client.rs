@@ -1,7 +1,7 @@
 //! The JS API of `DocAuto` without a server, run as wasm in Node and in headless Chromium (wasm-bindgen-test): error
 //! classes, constructor guards, validation before any request, retries, `Retry-After`, pagination and aborts, all
 //! against a scripted `fetch`.
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "client"))]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -1,6 +1,6 @@
 //! The JS API of `RealtimeTranscriber` against a fake WebSocket made in JS, run as wasm in Node and in headless
 //! Chromium (wasm-bindgen-test): events from server messages, usage, error codes, framing, reconnect, stop.
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "realtime"))]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -1,5 +1,5 @@
 //! The JS API of `WebhookVerifier`, run as wasm in Node and in headless Chromium (wasm-bindgen-test).
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "webhooks"))]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
