@@ -646,48 +646,44 @@ impl VerifierState {
         window: TimeWindow,
     ) -> Result<(EventIds, JsValue), JsValue> {
         let hosts = &self.hosts;
-        match body {
-            Body::Kept(value) => {
-                let mut event = JsValue::UNDEFINED;
-                // The host hashes the body where it is; if it cannot, the body is copied and hashed here.
-                let digest = || {
+        // The envelope reader hands back the parsed event next to the ids the core checks.
+        let mut event = JsValue::UNDEFINED;
+        let mut keep = |parsed: crate::webhook::Result<(JsValue, EnvelopeIds)>| {
+            parsed.map(|(e, ids)| {
+                event = e;
+                ids
+            })
+        };
+        let ids = match body {
+            // The host hashes the body where it is; if it cannot, the body is copied and hashed here.
+            Body::Kept(value) => crate::webhook::check_token_hosted(
+                key,
+                token,
+                answer,
+                || {
                     hosts.digest_kept(value).unwrap_or_else(|| {
                         let bytes = interop::raw_body(value).map(|b| b.bytes);
                         claims::sha256(&bytes.unwrap_or_default())
                     })
-                };
-                let envelope = || {
-                    kept_envelope(value).map(|(e, ids)| {
-                        event = e;
-                        ids
-                    })
-                };
-                let ids = crate::webhook::check_token_hosted(
-                    key, token, answer, digest, envelope, window,
-                )
-                .map_err(interop::webhook_error)?;
-                Ok((ids, event))
-            }
-            Body::Copied(raw) => {
-                let digest = || {
+                },
+                || keep(kept_envelope(value)),
+                window,
+            ),
+            Body::Copied(raw) => crate::webhook::check_token_hosted(
+                key,
+                token,
+                answer,
+                || {
                     hosts
                         .digest_copied(&raw.bytes)
                         .unwrap_or_else(|| claims::sha256(&raw.bytes))
-                };
-                let mut event = JsValue::UNDEFINED;
-                let envelope = || {
-                    parsed_envelope(interop::body_text(raw)).map(|(e, ids)| {
-                        event = e;
-                        ids
-                    })
-                };
-                let ids = crate::webhook::check_token_hosted(
-                    key, token, answer, digest, envelope, window,
-                )
-                .map_err(interop::webhook_error)?;
-                Ok((ids, event))
-            }
+                },
+                || keep(parsed_envelope(interop::body_text(raw))),
+                window,
+            ),
         }
+        .map_err(interop::webhook_error)?;
+        Ok((ids, event))
     }
 
     /// The event handed to the caller, its claim taken (synchronously: the in-memory store, or a store whose
