@@ -2,11 +2,11 @@
 // workerd. Two entries bring two .wasm files of one name, so each stays an external import at its own path and is
 // provided as a CompiledWasm module, as wrangler does.
 import { build } from "esbuild";
-import { Miniflare } from "miniflare";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { report } from "./common.mjs";
+import { runSuiteWorker } from "./workerd-suite.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const dir = root + "target/docauto-js/testing-workerd/";
@@ -50,24 +50,4 @@ for (const file of wasms) {
   copyFileSync(root + "pkg/" + file, dir + file);
 }
 
-const mf = new Miniflare({
-  modules: true,
-  scriptPath: dir + "worker.mjs",
-  modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
-  compatibilityDate: "2025-09-01",
-});
-try {
-  const answer = await mf.dispatchFetch("http://localhost/");
-  const text = await answer.text();
-  let out;
-  try {
-    out = JSON.parse(text);
-  } catch {
-    console.log(`FAIL worker answered ${answer.status}: ${text.slice(0, 500)}`);
-    out = { lines: [], passed: 0, failed: 1 };
-  }
-  for (const l of out.lines) console.log(l);
-  report("workerd docauto/testing", out);
-} finally {
-  await mf.dispose();
-}
+await runSuiteWorker(dir + "worker.mjs", "workerd docauto/testing");
