@@ -106,6 +106,19 @@ pub fn check_with_digest(
     envelope: impl FnOnce() -> Result<EnvelopeIds>,
     window: TimeWindow,
 ) -> Result<EventIds> {
+    precheck(payload, window)?.finish(digest, envelope)
+}
+
+/// The claims read and checked against the clock, before the body: the first half of [`check_with_digest`].
+///
+/// A verifier whose signature host works on another thread (WebCrypto in a browser) runs this while the host
+/// checks, and hashes the body meanwhile when it passed: the claims are not authentic yet, so its error is reported
+/// only after the signature's (see [`crate::webhook::check_token_prechecked`]), and the body is still hashed only
+/// for a token whose claims and clock pass.
+///
+/// # Errors
+/// `missing_claim`, `wrong_issuer`, `expired`, `not_yet_valid`.
+pub fn precheck(payload: &[u8], window: TimeWindow) -> Result<Prechecked> {
     let raw: RawClaims = serde_json::from_slice(payload).map_err(|_| {
         err(
             ErrorCode::MissingClaim,
@@ -142,28 +155,50 @@ pub fn check_with_digest(
             "token is issued in the future (check the clock)",
         ));
     }
+    Ok(Prechecked { ids, body_sha256 })
+}
 
-    let claimed = base64url::decode(&body_sha256).unwrap_or_default();
-    let digest = digest();
-    // Lengths are public (32 bytes); the content comparison is constant-time.
-    if claimed.len() != digest.len() || !bool::from(claimed.as_slice().ct_eq(&digest[..])) {
-        return Err(err(
-            ErrorCode::BodyMismatch,
-            "body does not match the signed hash (hash the raw received bytes, not re-serialized JSON)",
-        ));
-    }
+/// Claims that passed [`precheck`]; [`Prechecked::finish`] checks the body against them.
+#[derive(Debug)]
+pub struct Prechecked {
+    ids: EventIds,
+    body_sha256: String,
+}
 
-    let envelope = envelope()?;
-    if envelope.event_id != ids.event_id
-        || envelope.event_type != ids.event_type
-        || envelope.processing_id != ids.processing_id
-    {
-        return Err(err(
-            ErrorCode::ClaimsMismatch,
-            "token claims disagree with the event envelope",
-        ));
+impl Prechecked {
+    /// The second half of [`check_with_digest`]: the body's digest against `bodySha256`, then the envelope
+    /// (read only once the digest matched) against the claims.
+    ///
+    /// # Errors
+    /// `body_mismatch`, `malformed_body`, `claims_mismatch`.
+    pub fn finish(
+        self,
+        digest: impl FnOnce() -> [u8; 32],
+        envelope: impl FnOnce() -> Result<EnvelopeIds>,
+    ) -> Result<EventIds> {
+        let Self { ids, body_sha256 } = self;
+        let claimed = base64url::decode(&body_sha256).unwrap_or_default();
+        let digest = digest();
+        // Lengths are public (32 bytes); the content comparison is constant-time.
+        if claimed.len() != digest.len() || !bool::from(claimed.as_slice().ct_eq(&digest[..])) {
+            return Err(err(
+                ErrorCode::BodyMismatch,
+                "body does not match the signed hash (hash the raw received bytes, not re-serialized JSON)",
+            ));
+        }
+
+        let envelope = envelope()?;
+        if envelope.event_id != ids.event_id
+            || envelope.event_type != ids.event_type
+            || envelope.processing_id != ids.processing_id
+        {
+            return Err(err(
+                ErrorCode::ClaimsMismatch,
+                "token claims disagree with the event envelope",
+            ));
+        }
+        Ok(ids)
     }
-    Ok(ids)
 }
 
 const MALFORMED_BODY: WebhookError = err(

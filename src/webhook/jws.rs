@@ -4,8 +4,10 @@
 //! no `crit`, and a raw `r||s` signature of exactly 64 bytes. The claims are decoded later, after the signature
 //! verified ([`crate::webhook::claims`]).
 
+use std::borrow::Cow;
+
 use p256::ecdsa::Signature;
-use serde_json::{Map, Value};
+use serde::Deserialize;
 
 use super::base64url;
 use super::error::{err, ErrorCode, Result};
@@ -17,11 +19,12 @@ pub const MAX_TOKEN_LEN: usize = 8 * 1024;
 /// The only algorithm accepted (an allow-list of one).
 pub const ALGORITHM: &str = "ES256";
 
-/// A structurally valid compact JWS, borrowed from the header string it was parsed from.
+/// A structurally valid compact JWS, borrowed from the header string it was parsed from (or owning a copy of its
+/// signing input, [`CompactJws::into_owned`]).
 #[derive(Clone)]
 pub struct CompactJws<'a> {
     kid: String,
-    signing_input: &'a str,
+    signing_input: Cow<'a, str>,
     payload: Vec<u8>,
     signature: Signature,
 }
@@ -42,8 +45,19 @@ impl<'a> CompactJws<'a> {
     }
 
     /// The ASCII bytes that were signed: `base64url(header) || '.' || base64url(payload)`.
-    pub fn signing_input(&self) -> &'a [u8] {
+    pub fn signing_input(&self) -> &[u8] {
         self.signing_input.as_bytes()
+    }
+
+    /// The same token, no longer borrowing the header string (its signing input copied): for a check that finishes
+    /// after the caller's string is gone, without parsing the token again.
+    pub fn into_owned(self) -> CompactJws<'static> {
+        CompactJws {
+            kid: self.kid,
+            signing_input: Cow::Owned(self.signing_input.into_owned()),
+            payload: self.payload,
+            signature: self.signature,
+        }
     }
 
     /// The decoded payload bytes (the claims JSON, not yet trusted).
@@ -59,6 +73,38 @@ impl<'a> CompactJws<'a> {
     /// The signature as the 64 raw bytes `r || s`.
     pub fn signature_bytes(&self) -> [u8; 64] {
         self.signature.to_bytes().into()
+    }
+}
+
+/// The JOSE header members this API reads; others are ignored. A name given twice is refused (RFC 7515 section 4
+/// allows refusing, and a last-wins parser would let a token show one `alg` to one reader and another to the next).
+#[derive(Deserialize)]
+struct JoseHeader {
+    #[serde(default)]
+    alg: Member,
+    #[serde(default)]
+    kid: Member,
+    #[serde(default)]
+    crit: Member,
+}
+
+/// One header member: absent, a string, or anything else (`null` included, which is not absence).
+#[derive(Default)]
+enum Member {
+    #[default]
+    Absent,
+    Text(String),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> core::result::Result<Self, D::Error> {
+        Ok(match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::String(text) => Self::Text(text),
+            _ => Self::Other,
+        })
     }
 }
 
@@ -90,31 +136,36 @@ pub fn parse_compact(token: &str) -> Result<CompactJws<'_>> {
         ErrorCode::MalformedSignature,
         "JOSE header is not base64url",
     ))?;
-    let header: Map<String, Value> = serde_json::from_slice(&header_bytes).map_err(|_| {
-        err(
-            ErrorCode::MalformedSignature,
-            "JOSE header is not a JSON object",
-        )
-    })?;
+    // A derived struct also reads a JSON array (members by position): only an object is a header.
+    let is_object = header_bytes.trim_ascii_start().first() == Some(&b'{');
+    let header: JoseHeader = serde_json::from_slice(&header_bytes)
+        .ok()
+        .filter(|_| is_object)
+        .ok_or_else(|| {
+            err(
+                ErrorCode::MalformedSignature,
+                "JOSE header is not a JSON object with unique names",
+            )
+        })?;
 
-    match header.get("alg") {
-        Some(Value::String(alg)) if alg == ALGORITHM => {}
-        Some(_) => {
+    match header.alg {
+        Member::Text(alg) if alg == ALGORITHM => {}
+        Member::Absent => return Err(err(ErrorCode::MalformedSignature, "JOSE header has no alg")),
+        _ => {
             return Err(err(
                 ErrorCode::UnsupportedAlgorithm,
                 "only ES256 signatures are accepted",
             ));
         }
-        None => return Err(err(ErrorCode::MalformedSignature, "JOSE header has no alg")),
     }
-    if header.contains_key("crit") {
+    if !matches!(header.crit, Member::Absent) {
         return Err(err(
             ErrorCode::UnsupportedCrit,
             "JOSE header lists critical extensions this verifier does not understand",
         ));
     }
-    let kid = match header.get("kid") {
-        Some(Value::String(kid)) if !kid.is_empty() => kid.clone(),
+    let kid = match header.kid {
+        Member::Text(kid) if !kid.is_empty() => kid,
         _ => {
             return Err(err(
                 ErrorCode::MalformedSignature,
@@ -152,7 +203,7 @@ pub fn parse_compact(token: &str) -> Result<CompactJws<'_>> {
 
     Ok(CompactJws {
         kid,
-        signing_input,
+        signing_input: Cow::Borrowed(signing_input),
         payload,
         signature,
     })
@@ -235,8 +286,26 @@ mod tests {
     }
 
     #[test]
+    fn a_header_member_named_twice_is_refused() {
+        // A last-wins reader would see ES256 here; a first-wins reader would see HS256.
+        for header in [
+            r#"{"alg":"HS256","alg":"ES256","kid":"k1"}"#,
+            r#"{"alg":"ES256","kid":"k1","kid":"k2"}"#,
+        ] {
+            let t = token(header, "{}", &sig64());
+            assert_eq!(code(&t), ErrorCode::MalformedSignature, "{header}");
+        }
+    }
+
+    #[test]
+    fn a_null_alg_is_an_unsupported_algorithm_not_a_missing_one() {
+        let t = token(r#"{"alg":null,"kid":"k1"}"#, "{}", &sig64());
+        assert_eq!(code(&t), ErrorCode::UnsupportedAlgorithm);
+    }
+
+    #[test]
     fn any_crit_is_rejected() {
-        for crit in [r#"["b64"]"#, r#"["exp"]"#, "[]"] {
+        for crit in [r#"["b64"]"#, r#"["exp"]"#, "[]", "null"] {
             let t = token(
                 &format!(r#"{{"alg":"ES256","kid":"k1","crit":{crit},"b64":false}}"#),
                 "{}",

@@ -143,5 +143,23 @@ pub fn check_token_hosted(
     claims::check_with_digest(token.payload(), digest, envelope, window)
 }
 
+/// As [`check_token_hosted`], with the claims read and checked against the clock earlier
+/// ([`claims::precheck`], while the host checked the signature): the signature's verdict still comes first, then
+/// the claims' error if they failed, then the body.
+///
+/// # Errors
+/// As [`check_token`].
+pub fn check_token_prechecked(
+    key: &jwk::PublicKey,
+    token: &jws::CompactJws<'_>,
+    answer: Option<bool>,
+    prechecked: Result<claims::Prechecked>,
+    digest: impl FnOnce() -> [u8; 32],
+    envelope: impl FnOnce() -> Result<claims::EnvelopeIds>,
+) -> Result<EventIds> {
+    key.verify_host_answer(token, answer)?;
+    prechecked?.finish(digest, envelope)
+}
+
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;

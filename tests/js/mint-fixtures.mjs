@@ -168,6 +168,14 @@ async function main() {
     { method: "verifySync" });
   bad("expired token is expired", body0,
     await mint(k1.privateKey, "k1", claimsFor(body0, e0, { iat: NOW - 400, exp: NOW - 100 })), "expired");
+  // The order of verdicts: the signature first, then the claims and the clock, then the body. A verifier that reads
+  // the claims or hashes the body while the host checks the signature must still answer in this order.
+  bad("wrong key and expired is invalid_signature (the signature is judged first)", body0,
+    await mint(attacker.privateKey, "k1", claimsFor(body0, e0, { iat: NOW - 400, exp: NOW - 100 })), "invalid_signature");
+  bad("wrong key and a tampered body is invalid_signature", body0.replace("Approve", "Apprave"),
+    await mint(attacker.privateKey, "k1", claimsFor(body0, e0)), "invalid_signature");
+  bad("expired and a tampered body is expired (the clock before the body)", body0.replace("Approve", "Apprave"),
+    await mint(k1.privateKey, "k1", claimsFor(body0, e0, { iat: NOW - 400, exp: NOW - 100 })), "expired");
   bad("iat far in the future is not_yet_valid", body0,
     await mint(k1.privateKey, "k1", claimsFor(body0, e0, { iat: NOW + 3600, exp: NOW + 3900 })), "not_yet_valid");
   bad("nbf in the future is not_yet_valid", body0,
