@@ -2,6 +2,7 @@
 
 #[cfg(feature = "client")]
 pub mod client;
+pub mod json;
 pub mod options;
 #[cfg(feature = "realtime")]
 pub mod realtime;

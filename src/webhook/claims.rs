@@ -37,16 +37,12 @@ pub struct EventIds {
     pub processing_id: String,
 }
 
-#[derive(Deserialize)]
+/// The claims this API defines, as read (each absent or any JSON value until checked).
 struct RawClaims {
     iss: Option<serde_json::Value>,
-    #[serde(rename = "processingId")]
     processing_id: Option<serde_json::Value>,
-    #[serde(rename = "eventId")]
     event_id: Option<serde_json::Value>,
-    #[serde(rename = "type")]
     event_type: Option<serde_json::Value>,
-    #[serde(rename = "bodySha256")]
     body_sha256: Option<serde_json::Value>,
     iat: Option<serde_json::Value>,
     exp: Option<serde_json::Value>,
@@ -119,12 +115,34 @@ pub fn check_with_digest(
 /// # Errors
 /// `missing_claim`, `wrong_issuer`, `expired`, `not_yet_valid`.
 pub fn precheck(payload: &[u8], window: TimeWindow) -> Result<Prechecked> {
-    let raw: RawClaims = serde_json::from_slice(payload).map_err(|_| {
-        err(
-            ErrorCode::MissingClaim,
-            "token payload is not a JSON object of claims",
+    let [iss, processing_id, event_id, event_type, body_sha256, iat, exp, nbf] =
+        crate::json::members(
+            payload,
+            &[
+                "iss",
+                "processingId",
+                "eventId",
+                "type",
+                "bodySha256",
+                "iat",
+                "exp",
+                "nbf",
+            ],
         )
-    })?;
+        .ok_or(err(
+            ErrorCode::MissingClaim,
+            "token payload is not a JSON object of claims, or names a claim twice",
+        ))?;
+    let raw = RawClaims {
+        iss,
+        processing_id,
+        event_id,
+        event_type,
+        body_sha256,
+        iat,
+        exp,
+        nbf,
+    };
     let iss = text(raw.iss)?;
     let ids = EventIds {
         event_id: text(raw.event_id)?,

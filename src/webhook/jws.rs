@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use p256::ecdsa::Signature;
-use serde::Deserialize;
+use serde_json::Value;
 
 use super::base64url;
 use super::error::{err, ErrorCode, Result};
@@ -76,36 +76,12 @@ impl<'a> CompactJws<'a> {
     }
 }
 
-/// The JOSE header members this API reads; others are ignored. A name given twice is refused (RFC 7515 section 4
-/// allows refusing, and a last-wins parser would let a token show one `alg` to one reader and another to the next).
-#[derive(Deserialize)]
-struct JoseHeader {
-    #[serde(default)]
-    alg: Member,
-    #[serde(default)]
-    kid: Member,
-    #[serde(default)]
-    crit: Member,
-}
-
-/// One header member: absent, a string, or anything else (`null` included, which is not absence).
-#[derive(Default)]
+/// One JOSE header member: absent, a string, or anything else (`null` included, which is not absence). A header
+/// naming one of them twice is refused ([`crate::json::members`]).
 enum Member {
-    #[default]
     Absent,
     Text(String),
     Other,
-}
-
-impl<'de> Deserialize<'de> for Member {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> core::result::Result<Self, D::Error> {
-        Ok(match serde_json::Value::deserialize(deserializer)? {
-            serde_json::Value::String(text) => Self::Text(text),
-            _ => Self::Other,
-        })
-    }
 }
 
 /// Parses a compact JWS and enforces the header rules of this API.
@@ -136,19 +112,19 @@ pub fn parse_compact(token: &str) -> Result<CompactJws<'_>> {
         ErrorCode::MalformedSignature,
         "JOSE header is not base64url",
     ))?;
-    // A derived struct also reads a JSON array (members by position): only an object is a header.
-    let is_object = header_bytes.trim_ascii_start().first() == Some(&b'{');
-    let header: JoseHeader = serde_json::from_slice(&header_bytes)
-        .ok()
-        .filter(|_| is_object)
-        .ok_or_else(|| {
-            err(
-                ErrorCode::MalformedSignature,
-                "JOSE header is not a JSON object with unique names",
-            )
-        })?;
+    let [alg, kid, crit] =
+        crate::json::members(&header_bytes, &["alg", "kid", "crit"]).ok_or(err(
+            ErrorCode::MalformedSignature,
+            "JOSE header is not a JSON object, or names a member twice",
+        ))?;
+    let member = |value: Option<Value>| match value {
+        None => Member::Absent,
+        Some(Value::String(text)) => Member::Text(text),
+        Some(_) => Member::Other,
+    };
+    let (alg, kid, crit) = (member(alg), member(kid), member(crit));
 
-    match header.alg {
+    match alg {
         Member::Text(alg) if alg == ALGORITHM => {}
         Member::Absent => return Err(err(ErrorCode::MalformedSignature, "JOSE header has no alg")),
         _ => {
@@ -158,13 +134,13 @@ pub fn parse_compact(token: &str) -> Result<CompactJws<'_>> {
             ));
         }
     }
-    if !matches!(header.crit, Member::Absent) {
+    if !matches!(crit, Member::Absent) {
         return Err(err(
             ErrorCode::UnsupportedCrit,
             "JOSE header lists critical extensions this verifier does not understand",
         ));
     }
-    let kid = match header.kid {
+    let kid = match kid {
         Member::Text(kid) if !kid.is_empty() => kid,
         _ => {
             return Err(err(

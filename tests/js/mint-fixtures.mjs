@@ -148,6 +148,15 @@ async function main() {
   const raw = Buffer.from(good.split(".")[2], "base64url");
   bad("DER-encoded signature is malformed_signature", body0, `${h}.${p}.${b64u(derFromRaw(raw))}`, "malformed_signature");
   bad("truncated signature is malformed_signature", body0, `${h}.${p}.${b64u(raw.subarray(0, 63))}`, "malformed_signature");
+  // A header naming a member twice, signed by the real key: a last-wins reader sees ES256 (and would verify it), a
+  // first-wins reader HS256. Refused as malformed whatever the signature (RFC 7515 section 4 allows refusing).
+  const signInput = async (input) => Buffer.from(await webcrypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" },
+    k1.privateKey, Buffer.from(input)));
+  for (const [what, header] of [["alg", '{"alg":"HS256","alg":"ES256","kid":"k1"}'], ["kid", '{"alg":"ES256","kid":"nope","kid":"k1"}']]) {
+    const input = `${b64u(header)}.${p}`;
+    bad(`JOSE header naming ${what} twice is malformed_signature`, body0, `${input}.${b64u(await signInput(input))}`,
+      "malformed_signature");
+  }
   // Scalar forgeries (the shapes Wycheproof's must-fail P1363 vectors probe): r or s zero, equal to the group order n
   // or above it. The core refuses them before any host (node:crypto, WebCrypto, p256) is asked.
   const n = Buffer.from("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551", "hex");
