@@ -2,6 +2,7 @@
 //! string enums that keep values they do not know (the service may add statuses).
 
 use super::error::ApiError;
+use super::params::{Field, Kind, Table};
 use super::validate;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -161,6 +162,73 @@ pub fn validate_files(
         f.validate(&format!("{path}[{i}]"))?;
     }
     Ok(())
+}
+
+/// The table of a [`FileRef`] (other keys are ignored, as the struct ignores them).
+pub const FILE_REF: Table = Table {
+    fields: &[
+        Field::opt("id", Kind::Str),
+        Field::opt("url", Kind::Str),
+        Field::opt("name", Kind::Str),
+        Field::opt("processing", Kind::Str),
+    ],
+    keep_others: false,
+};
+
+/// A list of [`FileRef`]s.
+pub const FILE_REFS: Kind = Kind::List(&Kind::Object(&FILE_REF));
+
+/// The table of a [`WebhookRef`].
+pub const WEBHOOK_REF: Table = Table {
+    fields: &[Field::opt("url", Kind::Str), Field::opt("id", Kind::Str)],
+    keep_others: false,
+};
+
+/// [`FileRef::validate`] of a checked JSON file reference ([`FILE_REF`]).
+///
+/// # Errors
+/// `invalid_request` at `path`.
+pub fn validate_file_value(file: &Value, path: &str) -> Result<(), ApiError> {
+    one_of_url_id(file, path, "needs a url or an id")
+}
+
+/// [`validate_files`] of a checked JSON list of file references.
+///
+/// # Errors
+/// `invalid_request` at `path` or `path[i]`.
+pub fn validate_file_values(
+    path: &str,
+    files: &[Value],
+    min: usize,
+    max: usize,
+) -> Result<(), ApiError> {
+    validate::count(path, files.len(), min, max)?;
+    for (i, f) in files.iter().enumerate() {
+        validate_file_value(f, &format!("{path}[{i}]"))?;
+    }
+    Ok(())
+}
+
+/// [`WebhookRef::validate`] of a checked JSON webhook reference ([`WEBHOOK_REF`]).
+///
+/// # Errors
+/// `invalid_request` at `webhook`.
+pub fn validate_webhook_value(webhook: &Value) -> Result<(), ApiError> {
+    one_of_url_id(webhook, "webhook", "needs a url or an id")
+}
+
+/// Exactly one of the string fields `url` and `id`, non-empty.
+fn one_of_url_id(value: &Value, path: &str, neither: &str) -> Result<(), ApiError> {
+    let url = value.get("url").and_then(Value::as_str);
+    let id = value.get("id").and_then(Value::as_str);
+    match (url, id) {
+        (Some(u), None) => validate::required_text(&format!("{path}.url"), u),
+        (None, Some(i)) => validate::required_text(&format!("{path}.id"), i),
+        (Some(_), Some(_)) => {
+            validate::exclusive(&format!("{path}.url"), true, &format!("{path}.id"), true)
+        }
+        (None, None) => Err(ApiError::validation("invalid_request", path, neither)),
+    }
 }
 
 /// Where a run's events go: an ad-hoc `{url}` or a saved endpoint `{id}`.

@@ -5,6 +5,7 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
 use crate::client::options::{CallOptionsInput, RawOption};
+use crate::client::params::{Fields, Params};
 use crate::client::polling::Until;
 use crate::client::{self, ApiError, CallOptions, RequestSpec};
 use crate::wasm::{interop, platform};
@@ -88,6 +89,51 @@ pub fn ordered<T: DeserializeOwned + Default>(
 ) -> Result<RequestSpec, ApiError> {
     let (params, text) = params_and_text(value, path, optional)?;
     build(&params)?.in_caller_order(text.as_deref())
+}
+
+/// Builds a route from the caller's params read as JSON text (`JSON.stringify`: `undefined` fields dropped, `toJSON`
+/// honoured) and checked by the core against the route's table ([`Params::from_text`]); `undefined` or `null` is
+/// no params when `optional`.
+///
+/// # Errors
+/// `invalid_request` at `path` when the value is missing (and required) or not an object, at the field when the
+/// core's table refuses it; and the route's own errors.
+pub fn checked<T: Fields>(
+    value: &JsValue,
+    path: &str,
+    optional: bool,
+    build: impl FnOnce(Params<T>) -> Result<RequestSpec, ApiError>,
+) -> Result<RequestSpec, ApiError> {
+    let params = match params_text(value, path, optional)? {
+        Some(text) => Params::from_text(&text)?,
+        None => Params::empty(),
+    };
+    build(params)
+}
+
+/// The JSON text of a params object (`None` for absent optional params).
+fn params_text(value: &JsValue, path: &str, optional: bool) -> Result<Option<String>, ApiError> {
+    if value.is_undefined() || value.is_null() {
+        return if optional {
+            Ok(None)
+        } else {
+            Err(ApiError::validation("invalid_request", path, "is required"))
+        };
+    }
+    if !value.is_object() {
+        return Err(ApiError::validation(
+            "invalid_request",
+            path,
+            "must be an object",
+        ));
+    }
+    platform::json_stringify(value)
+        .ok()
+        .and_then(|t| t.as_string())
+        .map(Some)
+        .ok_or_else(|| {
+            ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
+        })
 }
 
 /// [`params`] and the JSON text it was read from (`None` for absent optional params).

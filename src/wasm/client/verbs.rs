@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::ordered;
+use super::convert::checked;
 use super::{simple, DocAuto, Opt};
 use crate::client::verbs;
 use crate::client::Goal;
@@ -18,7 +18,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::extract)
+            checked(&body, "params", false, verbs::extract_params)
         })
     }
 
@@ -31,7 +31,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::extract_batch)
+            checked(&body, "params", false, verbs::extract_batch_params)
         })
     }
 
@@ -43,7 +43,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::parse)
+            checked(&body, "params", false, verbs::parse_params)
         })
     }
 
@@ -55,7 +55,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::redact)
+            checked(&body, "params", false, verbs::redact_params)
         })
     }
 
@@ -67,7 +67,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::fill)
+            checked(&body, "params", false, verbs::fill_params)
         })
     }
 
@@ -79,7 +79,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::sign)
+            checked(&body, "params", false, verbs::sign_params)
         })
     }
 
@@ -91,7 +91,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::pipeline)
+            checked(&body, "params", false, verbs::pipeline_params)
         })
     }
 }
