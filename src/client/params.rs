@@ -164,6 +164,21 @@ impl<T> Params<T> {
         self.map.contains_key(name)
     }
 
+    /// [`Params::into_body`] plus a field the client adds (an approval's `decision`), after the caller's fields.
+    /// `name` and `value` are this crate's constants (plain ASCII, nothing to escape).
+    pub fn into_body_adding(mut self, spec: RequestSpec, name: &str, value: &str) -> RequestSpec {
+        self.map.insert(name.to_owned(), Value::from(value));
+        if let Some(CallerBody::Verbatim(text)) = &mut self.order {
+            // The caller's text is a JSON object the table did not change, so it has no `name` (the table ignores
+            // fields it does not know) and ends with its closing brace.
+            if let Some(head) = text.strip_suffix('}') {
+                let comma = if head.trim_end() == "{" { "" } else { "," };
+                *text = format!("{head}{comma}\"{name}\":\"{value}\"}}");
+            }
+        }
+        self.into_body(spec)
+    }
+
     /// The body of the route: the object, sent as the caller's text when unchanged.
     pub fn into_body(self, spec: RequestSpec) -> RequestSpec {
         let mut spec = spec.with_body(Value::Object(self.map));

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use super::{run, Reply};
 use crate::client::common::{FileRef, WebhookRef, FILE_REF, WEBHOOK_REF};
 use crate::client::params::{Fields, Kind, Params, Table};
-use crate::client::{verbs, CallOptions, RequestSpec};
+use crate::client::{agent_runs, verbs, CallOptions, RequestSpec};
 
 /// A value of every field of a table (each list holding one item).
 fn sample(table: &Table) -> Value {
@@ -111,7 +111,7 @@ fn assert_nested_table<T: DeserializeOwned>(table: &Table, what: &str) {
 }
 
 #[test]
-fn each_verb_table_names_exactly_its_struct_fields() {
+fn each_route_table_names_exactly_its_struct_fields() {
     assert_table_is_the_struct::<verbs::ExtractParams>("extract");
     assert_table_is_the_struct::<verbs::ExtractBatchParams>("extract batch");
     assert_table_is_the_struct::<verbs::ParseParams>("parse");
@@ -119,6 +119,10 @@ fn each_verb_table_names_exactly_its_struct_fields() {
     assert_table_is_the_struct::<verbs::FillParams>("fill");
     assert_table_is_the_struct::<verbs::SignParams>("sign");
     assert_table_is_the_struct::<verbs::PipelineParams>("pipeline");
+    assert_table_is_the_struct::<agent_runs::AgentRunCreateParams>("agent run create");
+    assert_table_is_the_struct::<agent_runs::ApproveParams>("approve");
+    assert_table_is_the_struct::<agent_runs::RejectParams>("reject");
+    assert_table_is_the_struct::<agent_runs::CompleteTaskParams>("complete task");
     assert_nested_table::<FileRef>(<Nested<FileRef>>::TABLE, "file reference");
     assert_nested_table::<WebhookRef>(<Nested<WebhookRef>>::TABLE, "webhook reference");
     assert_nested_table::<verbs::TemplateRef>(
@@ -241,4 +245,43 @@ fn a_struct_and_its_json_text_build_the_same_request() {
     let from_text = verbs::sign_params(Params::from_text(text).unwrap()).unwrap();
     assert_eq!(from_struct.body, from_text.body);
     assert_eq!(sent(from_text), text);
+}
+
+#[test]
+fn a_decision_follows_the_callers_text_and_an_ignored_key_is_not_sent() {
+    let text = r#"{"params":{"zeta":1,"alpha":2},"note":"ok"}"#;
+    let spec = agent_runs::approve_params("agr_1", "apr_1", Params::from_text(text).unwrap());
+    assert_eq!(
+        sent(spec.unwrap()),
+        r#"{"params":{"zeta":1,"alpha":2},"note":"ok","decision":"approve"}"#
+    );
+    let spec = agent_runs::reject_params(
+        "agr_1",
+        "apr_1",
+        Params::from_text("{\"note\":\"no\",\"x\":1}").unwrap(),
+    );
+    assert_eq!(sent(spec.unwrap()), r#"{"note":"no","decision":"reject"}"#);
+    let spec = agent_runs::complete_task_params("agr_1", "tsk_1", Params::from_text("{}").unwrap());
+    assert_eq!(sent(spec.unwrap()), "{}");
+    let spec = agent_runs::approve_params("agr_1", "apr_1", Params::from_text("{}").unwrap());
+    assert_eq!(sent(spec.unwrap()), r#"{"decision":"approve"}"#);
+}
+
+#[test]
+fn an_agent_run_needs_its_agent_and_files_of_the_right_type() {
+    let create = agent_runs::create_params;
+    assert_eq!(message(r#"{"agent":"a"}"#, create), "files: is required");
+    assert_eq!(
+        message(r#"{"files":[{"id":"f"}]}"#, create),
+        "agent: is required"
+    );
+    assert_eq!(
+        message(r#"{"agent":1,"files":[{"id":"f"}]}"#, create),
+        "agent: must be a string"
+    );
+    let approve = |p| agent_runs::approve_params("agr_1", "apr_1", p);
+    assert_eq!(
+        message(r#"{"files":["f",2]}"#, approve),
+        "files[1]: must be a string"
+    );
 }

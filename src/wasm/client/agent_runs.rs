@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{ordered, string_arg};
+use super::convert::{checked, string_arg};
 use super::{simple, ClientState, Opt};
 use crate::client::{agent_runs, Goal};
 
@@ -30,7 +30,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, agent_runs::create)
+            checked(&body, "params", false, agent_runs::create_params)
         })
     }
 
@@ -61,8 +61,8 @@ impl AgentRunsResource {
                 string_arg(&run_id, "runId")?,
                 string_arg(&approval_id, "approvalId")?,
             );
-            ordered(&body, "params", true, |p| {
-                agent_runs::approve(&run_id, &second, p)
+            checked(&body, "params", true, |p| {
+                agent_runs::approve_params(&run_id, &second, p)
             })
         })
     }
@@ -81,8 +81,8 @@ impl AgentRunsResource {
                 string_arg(&run_id, "runId")?,
                 string_arg(&approval_id, "approvalId")?,
             );
-            ordered(&body, "params", true, |p| {
-                agent_runs::reject(&run_id, &second, p)
+            checked(&body, "params", true, |p| {
+                agent_runs::reject_params(&run_id, &second, p)
             })
         })
     }
@@ -102,8 +102,8 @@ impl AgentRunsResource {
                 string_arg(&run_id, "runId")?,
                 string_arg(&task_id, "taskId")?,
             );
-            ordered(&body, "params", true, |p| {
-                agent_runs::complete_task(&run_id, &second, p)
+            checked(&body, "params", true, |p| {
+                agent_runs::complete_task_params(&run_id, &second, p)
             })
         })
     }
