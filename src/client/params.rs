@@ -80,6 +80,15 @@ pub struct Table {
     pub keep_others: bool,
 }
 
+/// Any JSON object (a `Map<String, Value>` field).
+pub const ANY_OBJECT: Kind = Kind::Object(&Table {
+    fields: &[],
+    keep_others: true,
+});
+
+/// A list of strings.
+pub const STRINGS: Kind = Kind::List(&Kind::Str);
+
 /// A params struct's table.
 pub trait Fields {
     /// The table of the struct's wire fields.
@@ -162,6 +171,21 @@ impl<T> Params<T> {
     /// Whether a field is present.
     pub fn has(&self, name: &str) -> bool {
         self.map.contains_key(name)
+    }
+
+    /// Sets a field the caller left out to its default; the body then differs from the caller's text and is written
+    /// in its key order.
+    ///
+    /// # Errors
+    /// `invalid_request` when the caller's text is not JSON (it always is: it was read).
+    pub fn or_insert(&mut self, name: &str, value: Value) -> Result<(), ApiError> {
+        if !self.map.contains_key(name) {
+            self.map.insert(name.to_owned(), value);
+            if let Some(CallerBody::Verbatim(text)) = &self.order {
+                self.order = Some(CallerBody::Order(KeyOrder::of_text(text)?));
+            }
+        }
+        Ok(())
     }
 
     /// [`Params::into_body`] plus a field the client adds (an approval's `decision`), after the caller's fields.

@@ -8,7 +8,9 @@ use serde_json::{json, Map, Value};
 use super::{run, Reply};
 use crate::client::common::{FileRef, WebhookRef, FILE_REF, WEBHOOK_REF};
 use crate::client::params::{Fields, Kind, Params, Table};
-use crate::client::{agent_runs, verbs, CallOptions, RequestSpec};
+use crate::client::{
+    actions, agent_runs, configs, files, realtime, runs, verbs, webhooks, CallOptions, RequestSpec,
+};
 
 /// A value of every field of a table (each list holding one item).
 fn sample(table: &Table) -> Value {
@@ -123,6 +125,13 @@ fn each_route_table_names_exactly_its_struct_fields() {
     assert_table_is_the_struct::<agent_runs::ApproveParams>("approve");
     assert_table_is_the_struct::<agent_runs::RejectParams>("reject");
     assert_table_is_the_struct::<agent_runs::CompleteTaskParams>("complete task");
+    assert_table_is_the_struct::<webhooks::WebhookCreateParams>("webhook create");
+    assert_table_is_the_struct::<webhooks::WebhookUpdateParams>("webhook update");
+    assert_table_is_the_struct::<configs::ConfigParams>("config create");
+    assert_table_is_the_struct::<actions::ActionParams>("action create");
+    assert_table_is_the_struct::<realtime::RealtimeSessionParams>("realtime session");
+    assert_table_is_the_struct::<files::FileCreateParams>("file create");
+    assert_table_is_the_struct::<runs::KeepParams>("keep");
     assert_nested_table::<FileRef>(<Nested<FileRef>>::TABLE, "file reference");
     assert_nested_table::<WebhookRef>(<Nested<WebhookRef>>::TABLE, "webhook reference");
     assert_nested_table::<verbs::TemplateRef>(
@@ -283,5 +292,53 @@ fn an_agent_run_needs_its_agent_and_files_of_the_right_type() {
     assert_eq!(
         message(r#"{"files":["f",2]}"#, approve),
         "files[1]: must be a string"
+    );
+}
+
+#[test]
+fn a_config_without_config_sends_an_empty_one_after_the_callers_fields() {
+    let create = |p| configs::create_params(configs::ConfigCapability::Fill, p);
+    let spec = create(Params::from_text(r#"{"name":"n"}"#).unwrap()).unwrap();
+    assert_eq!(sent(spec), r#"{"name":"n","config":{}}"#);
+    let text = r#"{"config":{"b":1,"a":2},"name":"n"}"#;
+    assert_eq!(
+        sent(create(Params::from_text(text).unwrap()).unwrap()),
+        text
+    );
+    assert_eq!(
+        message(r#"{"name":"n","config":[]}"#, create),
+        "config: must be an object"
+    );
+    let action = r#"{"name":"n","capability":"redact"}"#;
+    let spec = actions::create_params(Params::from_text(action).unwrap()).unwrap();
+    assert_eq!(
+        sent(spec),
+        r#"{"name":"n","capability":"redact","config":{}}"#
+    );
+}
+
+#[test]
+fn the_other_creations_check_their_field_types() {
+    assert_eq!(
+        message(
+            r#"{"url":"https://h.example","events":"a"}"#,
+            webhooks::create_params
+        ),
+        "events: must be an array"
+    );
+    let update = |p| webhooks::update_params("whe_1", p);
+    assert_eq!(
+        message(r#"{"disabled":"yes"}"#, update),
+        "disabled: must be a boolean"
+    );
+    assert_eq!(
+        message(r#"{"name":"a"}"#, files::create_params),
+        "url: is required"
+    );
+    let keep = |p| runs::keep_params("exr_1", p);
+    assert_eq!(message(r#"{"space":1}"#, keep), "space: must be a string");
+    assert_eq!(
+        message(r#"{"finalPass":1}"#, realtime::create_session_params),
+        "finalPass: must be a boolean"
     );
 }

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::ordered;
+use super::convert::checked;
 use super::{simple, ClientState, Opt};
 use crate::client::actions;
 use crate::client::Goal;
@@ -40,7 +40,7 @@ impl ActionsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, actions::create)
+            checked(&body, "params", false, actions::create_params)
         })
     }
 }

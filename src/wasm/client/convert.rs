@@ -73,22 +73,15 @@ pub fn params<T: DeserializeOwned + Default>(
     path: &str,
     optional: bool,
 ) -> Result<T, ApiError> {
-    params_and_text(value, path, optional).map(|(params, _)| params)
-}
-
-/// Builds a route from the caller's params with [`params`], its body written in the key order of the caller's own
-/// JSON text (`RequestSpec::in_caller_order`): the wire keeps the order the caller wrote.
-///
-/// # Errors
-/// As [`params`], and the route's own errors.
-pub fn ordered<T: DeserializeOwned + Default>(
-    value: &JsValue,
-    path: &str,
-    optional: bool,
-    build: impl FnOnce(&T) -> Result<RequestSpec, ApiError>,
-) -> Result<RequestSpec, ApiError> {
-    let (params, text) = params_and_text(value, path, optional)?;
-    build(&params)?.in_caller_order(text.as_deref())
+    let Some(text) = params_text(value, path, optional)? else {
+        return Ok(T::default());
+    };
+    serde_json::from_str(&text).map_err(|e| {
+        // serde's text names the expected type and the field; the position is of the JSON text, not useful.
+        let detail = e.to_string();
+        let detail = detail.split(" at line ").next().unwrap_or("").to_owned();
+        ApiError::validation("invalid_request", path, &detail)
+    })
 }
 
 /// Builds a route from the caller's params read as JSON text (`JSON.stringify`: `undefined` fields dropped, `toJSON`
@@ -134,41 +127,6 @@ fn params_text(value: &JsValue, path: &str, optional: bool) -> Result<Option<Str
         .ok_or_else(|| {
             ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
         })
-}
-
-/// [`params`] and the JSON text it was read from (`None` for absent optional params).
-fn params_and_text<T: DeserializeOwned + Default>(
-    value: &JsValue,
-    path: &str,
-    optional: bool,
-) -> Result<(T, Option<String>), ApiError> {
-    if value.is_undefined() || value.is_null() {
-        return if optional {
-            Ok((T::default(), None))
-        } else {
-            Err(ApiError::validation("invalid_request", path, "is required"))
-        };
-    }
-    if !value.is_object() {
-        return Err(ApiError::validation(
-            "invalid_request",
-            path,
-            "must be an object",
-        ));
-    }
-    let text = platform::json_stringify(value)
-        .ok()
-        .and_then(|t| t.as_string())
-        .ok_or_else(|| {
-            ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
-        })?;
-    let params = serde_json::from_str(&text).map_err(|e| {
-        // serde's text names the expected type and the field; the position is of the JSON text, not useful.
-        let detail = e.to_string();
-        let detail = detail.split(" at line ").next().unwrap_or("").to_owned();
-        ApiError::validation("invalid_request", path, &detail)
-    })?;
-    Ok((params, Some(text)))
 }
 
 /// A JS value as JSON (for schemas and other free-form values).

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::ordered;
+use super::convert::checked;
 use super::{simple, ClientState, Opt};
 use crate::client::realtime;
 use crate::client::Goal;
@@ -33,7 +33,7 @@ impl RealtimeResource {
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", true, realtime::create_session)
+            checked(&body, "params", true, realtime::create_session_params)
         })
     }
 }

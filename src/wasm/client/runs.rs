@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{ordered, params, string_arg};
+use super::convert::{checked, params, string_arg};
 use super::{prepare, simple, start, ClientState, Opt};
 use crate::client::output::OutputPlanner;
 use crate::client::runs::{self, RunListParams};
@@ -95,7 +95,7 @@ impl RunsResource {
         let body = body.unwrap_or(JsValue::UNDEFINED);
         simple(&self.inner, options, Goal::Data, || {
             let id = string_arg(&id, "id")?;
-            ordered(&body, "params", true, |p| runs::keep(&id, p))
+            checked(&body, "params", true, |p| runs::keep_params(&id, p))
         })
     }
 

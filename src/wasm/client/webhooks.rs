@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{ordered, string_arg};
+use super::convert::{checked, string_arg};
 use super::{simple, ClientState, Opt};
 use crate::client::webhooks;
 use crate::client::Goal;
@@ -31,7 +31,7 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, webhooks::create)
+            checked(&body, "params", false, webhooks::create_params)
         })
     }
 
@@ -66,7 +66,7 @@ impl WebhooksResource {
     ) -> JsValue {
         simple(&self.inner, options, Goal::Data, || {
             let id = string_arg(&id, "id")?;
-            ordered(&body, "params", false, |p| webhooks::update(&id, p))
+            checked(&body, "params", false, |p| webhooks::update_params(&id, p))
         })
     }
 
