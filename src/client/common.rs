@@ -317,6 +317,16 @@ impl KeyOrder {
     }
 }
 
+impl KeyOrder {
+    /// The names of the object under `field`, in the text's order.
+    pub fn names_of(&self, field: &str) -> Option<Vec<String>> {
+        self.keys
+            .iter()
+            .find(|(k, _)| k == field)
+            .map(|(_, sub)| sub.keys.iter().map(|(k, _)| k.clone()).collect())
+    }
+}
+
 impl<'de> Deserialize<'de> for KeyOrder {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Visitor;

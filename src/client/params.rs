@@ -38,6 +38,8 @@ pub enum Kind {
     List(&'static Kind),
     /// An object with its own table.
     Object(&'static Table),
+    /// An object whose every value is of a kind (names are data).
+    Map(&'static Kind),
 }
 
 /// One field of a table.
@@ -168,6 +170,28 @@ impl<T> Params<T> {
             .map(Vec::as_slice)
     }
 
+    /// The names of an object field in the caller's order (serde_json's order without a caller's text).
+    ///
+    /// # Errors
+    /// `invalid_request` when the caller's text is not JSON (it always is: it was read).
+    pub fn names_in_order(&self, name: &str) -> Result<Vec<String>, ApiError> {
+        let order = match &self.order {
+            Some(CallerBody::Verbatim(text)) => Some(KeyOrder::of_text(text)?),
+            Some(CallerBody::Order(order)) => Some(order.clone()),
+            None => None,
+        };
+        let own: Vec<String> = self
+            .map
+            .get(name)
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        Ok(match order.as_ref().and_then(|o| o.names_of(name)) {
+            Some(names) => names.into_iter().filter(|n| own.contains(n)).collect(),
+            None => own,
+        })
+    }
+
     /// Whether a field is present.
     pub fn has(&self, name: &str) -> bool {
         self.map.contains_key(name)
@@ -281,11 +305,17 @@ fn check_value(value: &mut Value, kind: Kind, path: &str) -> Result<bool, ApiErr
             return Ok(changed);
         }
         (Kind::Object(table), Value::Object(map)) => return check_object(map, table, path),
+        (Kind::Map(item), Value::Object(map)) => {
+            for (name, v) in map.iter_mut() {
+                check_value(v, *item, &format!("{path}.{name}"))?;
+            }
+            return Ok(false);
+        }
         (Kind::Str, _) => "must be a string",
         (Kind::Bool, _) => "must be a boolean",
         (Kind::Uint, _) => "must be a non-negative whole number",
         (Kind::List(_), _) => "must be an array",
-        (Kind::Object(_), _) => "must be an object",
+        (Kind::Object(_) | Kind::Map(_), _) => "must be an object",
     };
     Err(invalid(path, message))
 }

@@ -70,6 +70,55 @@ pub struct KeepParams {
     pub space: Option<String>,
 }
 
+impl Fields for RunListParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[
+            Field::opt("limit", Kind::Uint),
+            Field::opt("cursor", Kind::Str),
+            Field::opt("status", Kind::Str),
+            Field::opt("object", Kind::Str),
+            Field::opt("metadata", Kind::Map(&Kind::Str)),
+        ],
+        keep_others: false,
+    };
+}
+
+impl RunListParams {
+    /// The query of checked params; `metadata` filters keep the caller's order.
+    ///
+    /// # Errors
+    /// `invalid_request` at `limit` over 4 294 967 295 (the list's own check then names its range).
+    pub fn from_params(params: &Params<Self>) -> Result<Self, ApiError> {
+        let text = |name: &str| params.str(name).map(str::to_owned);
+        let limit = match params.get("limit").and_then(Value::as_u64) {
+            Some(n) => Some(u32::try_from(n).map_err(|_| {
+                ApiError::validation("invalid_request", "limit", "must be between 1 and 50")
+            })?),
+            None => None,
+        };
+        let values = params.get("metadata");
+        let metadata = params
+            .names_in_order("metadata")?
+            .into_iter()
+            .map(|name| {
+                let value = values
+                    .and_then(|m| m.get(&name))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                (name, value)
+            })
+            .collect();
+        Ok(Self {
+            limit,
+            cursor: text("cursor"),
+            status: text("status"),
+            object: text("object"),
+            metadata,
+        })
+    }
+}
+
 impl Fields for KeepParams {
     const TABLE: &'static Table = &Table {
         fields: &[

@@ -30,6 +30,7 @@ fn sample_of(kind: Kind) -> Value {
         Kind::Any => json!({"any": [1, "two"]}),
         Kind::List(item) => json!([sample_of(*item)]),
         Kind::Object(table) => sample(table),
+        Kind::Map(item) => json!({"name": sample_of(*item)}),
     }
 }
 
@@ -132,6 +133,7 @@ fn each_route_table_names_exactly_its_struct_fields() {
     assert_table_is_the_struct::<realtime::RealtimeSessionParams>("realtime session");
     assert_table_is_the_struct::<files::FileCreateParams>("file create");
     assert_table_is_the_struct::<runs::KeepParams>("keep");
+    assert_table_is_the_struct::<runs::RunListParams>("run list");
     assert_nested_table::<FileRef>(<Nested<FileRef>>::TABLE, "file reference");
     assert_nested_table::<WebhookRef>(<Nested<WebhookRef>>::TABLE, "webhook reference");
     assert_nested_table::<verbs::TemplateRef>(
@@ -341,4 +343,32 @@ fn the_other_creations_check_their_field_types() {
         message(r#"{"finalPass":1}"#, realtime::create_session_params),
         "finalPass: must be a boolean"
     );
+}
+
+#[test]
+fn run_list_metadata_filters_keep_the_callers_order() {
+    for text in [
+        r#"{"metadata":{"zeta":"1","alpha":"2"},"limit":5}"#,
+        r#"{"cursor":null,"metadata":{"zeta":"1","alpha":"2"},"limit":5,"x":1}"#,
+    ] {
+        let p = runs::RunListParams::from_params(&Params::from_text(text).unwrap()).unwrap();
+        assert_eq!(p.limit, Some(5), "{text}");
+        assert_eq!(
+            p.metadata,
+            [
+                ("zeta".to_owned(), "1".to_owned()),
+                ("alpha".to_owned(), "2".to_owned())
+            ],
+            "{text}"
+        );
+    }
+    let list = |p: Params<runs::RunListParams>| runs::RunListParams::from_params(&p);
+    let err = Params::from_text(r#"{"metadata":{"a":1}}"#)
+        .and_then(list)
+        .unwrap_err();
+    assert_eq!(err.message, "metadata.a: must be a string");
+    let err = Params::from_text(r#"{"limit":4294967296}"#)
+        .and_then(list)
+        .unwrap_err();
+    assert_eq!(err.message, "limit: must be between 1 and 50");
 }

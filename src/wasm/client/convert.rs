@@ -1,13 +1,12 @@
 //! Conversions of the client's JS values: parameters in, errors and responses out.
 
 use js_sys::Reflect;
-use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
 use crate::client::options::{CallOptionsInput, RawOption};
 use crate::client::params::{Fields, Params};
 use crate::client::polling::Until;
-use crate::client::{self, ApiError, CallOptions, RequestSpec};
+use crate::client::{self, ApiError, CallOptions};
 use crate::wasm::{interop, platform};
 
 /// Per-call options as read from JS: the core's part and the caller's `signal`.
@@ -63,27 +62,6 @@ pub fn call_options(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, 
     })
 }
 
-/// Decodes a parameter object through JSON (`undefined` fields dropped, `toJSON` honoured). `undefined` or `null`
-/// gives the type's default when `optional`.
-///
-/// # Errors
-/// `invalid_request` at `path` when the value is missing (and required) or does not have the expected shape.
-pub fn params<T: DeserializeOwned + Default>(
-    value: &JsValue,
-    path: &str,
-    optional: bool,
-) -> Result<T, ApiError> {
-    let Some(text) = params_text(value, path, optional)? else {
-        return Ok(T::default());
-    };
-    serde_json::from_str(&text).map_err(|e| {
-        // serde's text names the expected type and the field; the position is of the JSON text, not useful.
-        let detail = e.to_string();
-        let detail = detail.split(" at line ").next().unwrap_or("").to_owned();
-        ApiError::validation("invalid_request", path, &detail)
-    })
-}
-
 /// Builds a route from the caller's params read as JSON text (`JSON.stringify`: `undefined` fields dropped, `toJSON`
 /// honoured) and checked by the core against the route's table ([`Params::from_text`]); `undefined` or `null` is
 /// no params when `optional`.
@@ -91,12 +69,12 @@ pub fn params<T: DeserializeOwned + Default>(
 /// # Errors
 /// `invalid_request` at `path` when the value is missing (and required) or not an object, at the field when the
 /// core's table refuses it; and the route's own errors.
-pub fn checked<T: Fields>(
+pub fn checked<T: Fields, R>(
     value: &JsValue,
     path: &str,
     optional: bool,
-    build: impl FnOnce(Params<T>) -> Result<RequestSpec, ApiError>,
-) -> Result<RequestSpec, ApiError> {
+    build: impl FnOnce(Params<T>) -> Result<R, ApiError>,
+) -> Result<R, ApiError> {
     let params = match params_text(value, path, optional)? {
         Some(text) => Params::from_text(&text)?,
         None => Params::empty(),

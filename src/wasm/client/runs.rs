@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{checked, params, string_arg};
+use super::convert::{checked, string_arg};
 use super::{prepare, simple, start, ClientState, Opt};
 use crate::client::output::OutputPlanner;
 use crate::client::runs::{self, RunListParams};
@@ -42,7 +42,7 @@ impl RunsResource {
             ("options", options.clone()),
         ]);
         start(&self.inner, prepare(&options, &[]), &list, |config, o| {
-            let p: RunListParams = params(&query, "params", true)?;
+            let p = checked(&query, "params", true, |p| RunListParams::from_params(&p))?;
             let flow = Flow::page(config, runs::list(&p)?, p.cursor, o)?;
             Ok((flow, JsValue::UNDEFINED))
         })
