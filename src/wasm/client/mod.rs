@@ -340,7 +340,8 @@ pub(crate) fn wait_for(
     })
 }
 
-/// The common method: one call (with its retries) whose result is `goal`.
+/// The common method: one call (with its retries) whose result is `goal`. The options are read first (their error
+/// wins over the params'), then `build` makes the request; the rest is [`single`], one copy for every method.
 pub(crate) fn simple(
     inner: &Rc<ClientState>,
     options: Option<JsValue>,
@@ -348,17 +349,28 @@ pub(crate) fn simple(
     build: impl FnOnce() -> Result<RequestSpec, ApiError>,
 ) -> JsValue {
     let options = options.unwrap_or(JsValue::UNDEFINED);
-    start(
+    single(
         inner,
-        prepare(&options, &[]),
-        &JsValue::UNDEFINED,
-        |config, o| {
-            let spec = build()?;
+        prepare(&options, &[]).and_then(|o| Ok((o, build()?))),
+        goal,
+    )
+}
+
+/// Starts one call of a built request.
+#[inline(never)]
+fn single(
+    inner: &Rc<ClientState>,
+    prepared: Result<(JsCallOptions, RequestSpec), ApiError>,
+    goal: Goal,
+) -> JsValue {
+    match prepared {
+        Ok((options, spec)) => start(inner, Ok(options), &JsValue::UNDEFINED, |config, o| {
             let random = ClientState::random_for(spec.method);
             Ok((
                 Flow::single(config, spec, o, goal, random)?,
                 JsValue::UNDEFINED,
             ))
-        },
-    )
+        }),
+        Err(e) => stepper::rejected(&e, false),
+    }
 }
