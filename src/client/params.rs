@@ -32,6 +32,8 @@ pub enum Kind {
     Bool,
     /// A non-negative whole number.
     Uint,
+    /// Any number (a JS number: the rules that read it decide its range).
+    Number,
     /// Any JSON value (checked by the route, if at all).
     Any,
     /// An array of values of a kind.
@@ -291,12 +293,18 @@ fn check_object(map: &mut Map<String, Value>, table: &Table, path: &str) -> Resu
     Ok(changed)
 }
 
-fn check_value(value: &mut Value, kind: Kind, path: &str) -> Result<bool, ApiError> {
+/// Checks one value against its kind (removing `null`s and ignored keys in nested objects); returns whether it
+/// removed anything.
+///
+/// # Errors
+/// `invalid_request` at `path` (or deeper) naming what the value must be.
+pub fn check_value(value: &mut Value, kind: Kind, path: &str) -> Result<bool, ApiError> {
     let message = match (kind, value) {
         (Kind::Any, _) | (Kind::Str, Value::String(_)) | (Kind::Bool, Value::Bool(_)) => {
             return Ok(false)
         }
         (Kind::Uint, Value::Number(n)) if n.is_u64() => return Ok(false),
+        (Kind::Number, Value::Number(_)) => return Ok(false),
         (Kind::List(item), Value::Array(items)) => {
             let mut changed = false;
             for (i, v) in items.iter_mut().enumerate() {
@@ -314,6 +322,7 @@ fn check_value(value: &mut Value, kind: Kind, path: &str) -> Result<bool, ApiErr
         (Kind::Str, _) => "must be a string",
         (Kind::Bool, _) => "must be a boolean",
         (Kind::Uint, _) => "must be a non-negative whole number",
+        (Kind::Number, _) => "must be a number",
         (Kind::List(_), _) => "must be an array",
         (Kind::Object(_) | Kind::Map(_), _) => "must be an object",
     };

@@ -27,6 +27,7 @@ fn sample_of(kind: Kind) -> Value {
         Kind::Str => json!("s"),
         Kind::Bool => json!(true),
         Kind::Uint => json!(7),
+        Kind::Number => json!(1.5),
         Kind::Any => json!({"any": [1, "two"]}),
         Kind::List(item) => json!([sample_of(*item)]),
         Kind::Object(table) => sample(table),
@@ -135,6 +136,10 @@ fn each_route_table_names_exactly_its_struct_fields() {
     assert_table_is_the_struct::<runs::KeepParams>("keep");
     assert_table_is_the_struct::<runs::RunListParams>("run list");
     assert_nested_table::<FileRef>(<Nested<FileRef>>::TABLE, "file reference");
+    assert_nested_table::<crate::client::options::ClientOptions>(
+        &crate::client::options::CLIENT_OPTIONS,
+        "client options",
+    );
     assert_nested_table::<WebhookRef>(<Nested<WebhookRef>>::TABLE, "webhook reference");
     assert_nested_table::<verbs::TemplateRef>(
         table_of(<verbs::FillParams as Fields>::TABLE, "template"),
