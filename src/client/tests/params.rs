@@ -151,6 +151,18 @@ fn each_route_table_names_exactly_its_struct_fields() {
     );
 }
 
+/// A struct with `flatten` has no field list to read: its fields are named here, so a new one fails to compile until
+/// it is added (and then to its table, which the sample above checks).
+#[test]
+fn a_flattened_struct_declares_only_its_tables_fields() {
+    let realtime::RealtimeSessionParams { final_pass, extra } = Default::default();
+    assert_eq!((final_pass, extra.len()), (None, 0));
+    assert_eq!(
+        names(<realtime::RealtimeSessionParams as Fields>::TABLE),
+        ["finalPass"]
+    );
+}
+
 /// The table of an object field (or of the items of a list field).
 fn table_of(table: &Table, name: &str) -> &'static Table {
     let field = table.fields.iter().find(|f| f.name == name).unwrap();
