@@ -29,7 +29,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "AgentRunCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             checked(&body, "params", false, agent_runs::create_params)
         })
     }
@@ -41,7 +41,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             agent_runs::retrieve(&string_arg(&id, "id")?)
         })
     }
@@ -56,7 +56,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let (run_id, second) = (
                 string_arg(&run_id, "runId")?,
                 string_arg(&approval_id, "approvalId")?,
@@ -76,7 +76,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "RejectParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let (run_id, second) = (
                 string_arg(&run_id, "runId")?,
                 string_arg(&approval_id, "approvalId")?,
@@ -97,7 +97,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let (run_id, second) = (
                 string_arg(&run_id, "runId")?,
                 string_arg(&task_id, "taskId")?,

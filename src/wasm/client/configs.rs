@@ -31,7 +31,7 @@ impl ConfigsResource {
         #[wasm_bindgen(unchecked_param_type = "ConfigParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let capability = ConfigCapability::parse(&string_arg(&capability, "capability")?)?;
             checked(&body, "params", false, |p| {
                 configs::create_params(capability, p)

@@ -51,7 +51,7 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_param_type = "FileCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             checked(&body, "params", false, files::create_params)
         })
     }
@@ -96,7 +96,7 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             files::retrieve(&string_arg(&id, "id")?)
         })
     }

@@ -341,12 +341,13 @@ pub(crate) fn wait_for(
 }
 
 /// The common method: one call (with its retries) whose result is `goal`. The options are read first (their error
-/// wins over the params'), then `build` makes the request; the rest is [`single`], one copy for every method.
+/// wins over the params'), then `build` makes the request; the rest is [`single`], one copy for every method (`build`
+/// is a `dyn` closure so that `simple` itself is one copy too).
 pub(crate) fn simple(
     inner: &Rc<ClientState>,
     options: Option<JsValue>,
     goal: Goal,
-    build: impl FnOnce() -> Result<RequestSpec, ApiError>,
+    build: &mut dyn FnMut() -> Result<RequestSpec, ApiError>,
 ) -> JsValue {
     let options = options.unwrap_or(JsValue::UNDEFINED);
     single(

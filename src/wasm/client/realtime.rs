@@ -32,7 +32,7 @@ impl RealtimeResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             checked(&body, "params", true, realtime::create_session_params)
         })
     }

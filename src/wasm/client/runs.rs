@@ -55,7 +55,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             runs::retrieve(&string_arg(&id, "id")?)
         })
     }
@@ -67,7 +67,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             runs::cancel(&string_arg(&id, "id")?)
         })
     }
@@ -79,7 +79,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Void, || {
+        simple(&self.inner, options, Goal::Void, &mut || {
             runs::delete(&string_arg(&id, "id")?)
         })
     }
@@ -93,7 +93,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let id = string_arg(&id, "id")?;
             checked(&body, "params", true, |p| runs::keep_params(&id, p))
         })
@@ -107,7 +107,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Location, || {
+        simple(&self.inner, options, Goal::Location, &mut || {
             runs::output_url(&string_arg(&id, "id")?, &string_arg(&name, "name")?)
         })
     }

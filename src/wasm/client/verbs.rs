@@ -17,7 +17,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ExtractParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             checked(&body, "params", false, verbs::extract_params)
         })
     }
@@ -30,7 +30,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ExtractBatchParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             checked(&body, "params", false, verbs::extract_batch_params)
         })
     }
@@ -42,7 +42,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ParseParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             checked(&body, "params", false, verbs::parse_params)
         })
     }
@@ -54,7 +54,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "RedactParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             checked(&body, "params", false, verbs::redact_params)
         })
     }
@@ -66,7 +66,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "FillParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             checked(&body, "params", false, verbs::fill_params)
         })
     }
@@ -78,7 +78,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "SignParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             checked(&body, "params", false, verbs::sign_params)
         })
     }
@@ -90,7 +90,7 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "PipelineParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             checked(&body, "params", false, verbs::pipeline_params)
         })
     }
