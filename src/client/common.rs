@@ -126,42 +126,6 @@ impl FileRef {
             ..Self::default()
         }
     }
-
-    /// Exactly one of `url` and `id`, non-empty.
-    ///
-    /// # Errors
-    /// `invalid_request` at `path`.
-    pub fn validate(&self, path: &str) -> Result<(), ApiError> {
-        match (&self.url, &self.id) {
-            (Some(u), None) => validate::required_text(&format!("{path}.url"), u),
-            (None, Some(i)) => validate::required_text(&format!("{path}.id"), i),
-            (Some(_), Some(_)) => {
-                validate::exclusive(&format!("{path}.url"), true, &format!("{path}.id"), true)
-            }
-            (None, None) => Err(ApiError::validation(
-                "invalid_request",
-                path,
-                "needs a url or an id",
-            )),
-        }
-    }
-}
-
-/// Validates a list of file references with its count bounds.
-///
-/// # Errors
-/// `invalid_request` at `path` or `path[i]`.
-pub fn validate_files(
-    path: &str,
-    files: &[FileRef],
-    min: usize,
-    max: usize,
-) -> Result<(), ApiError> {
-    validate::count(path, files.len(), min, max)?;
-    for (i, f) in files.iter().enumerate() {
-        f.validate(&format!("{path}[{i}]"))?;
-    }
-    Ok(())
 }
 
 /// The table of a [`FileRef`] (other keys are ignored, as the struct ignores them).
@@ -184,7 +148,7 @@ pub const WEBHOOK_REF: Table = Table {
     keep_others: false,
 };
 
-/// [`FileRef::validate`] of a checked JSON file reference ([`FILE_REF`]).
+/// Exactly one of `url` and `id` (non-empty) in a checked JSON file reference ([`FILE_REF`]).
 ///
 /// # Errors
 /// `invalid_request` at `path`.
@@ -192,7 +156,7 @@ pub fn validate_file_value(file: &Value, path: &str) -> Result<(), ApiError> {
     one_of_url_id(file, path, "needs a url or an id")
 }
 
-/// [`validate_files`] of a checked JSON list of file references.
+/// A checked JSON list of file references: `min..=max` of them, each valid.
 ///
 /// # Errors
 /// `invalid_request` at `path` or `path[i]`.
@@ -209,7 +173,7 @@ pub fn validate_file_values(
     Ok(())
 }
 
-/// [`WebhookRef::validate`] of a checked JSON webhook reference ([`WEBHOOK_REF`]).
+/// Exactly one of `url` and `id` (non-empty) in a checked JSON webhook reference ([`WEBHOOK_REF`]).
 ///
 /// # Errors
 /// `invalid_request` at `webhook`.
@@ -242,25 +206,6 @@ pub struct WebhookRef {
     pub id: Option<String>,
 }
 
-impl WebhookRef {
-    /// Exactly one of `url` and `id`.
-    ///
-    /// # Errors
-    /// `invalid_request` at `webhook`.
-    pub fn validate(&self) -> Result<(), ApiError> {
-        match (&self.url, &self.id) {
-            (Some(u), None) => validate::required_text("webhook.url", u),
-            (None, Some(i)) => validate::required_text("webhook.id", i),
-            (Some(_), Some(_)) => validate::exclusive("webhook.url", true, "webhook.id", true),
-            (None, None) => Err(ApiError::validation(
-                "invalid_request",
-                "webhook",
-                "needs a url or an id",
-            )),
-        }
-    }
-}
-
 /// `{object: "list", data: [...]}` of routes without pagination.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ObjectList<T> {
@@ -284,16 +229,6 @@ pub struct FileSummary {
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
-}
-
-/// Serializes a params struct into a JSON body. Infallible for the types of this crate
-/// (string keys only); an error maps to `invalid_request`.
-///
-/// # Errors
-/// `invalid_request` at `body`.
-pub fn to_body<T: Serialize>(value: &T) -> Result<Value, ApiError> {
-    serde_json::to_value(value)
-        .map_err(|_| ApiError::validation("invalid_request", "body", "cannot be serialized"))
 }
 
 /// The key order of every object of a caller's JSON text, by position. serde_json (without `preserve_order`, which
