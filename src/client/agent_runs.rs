@@ -3,14 +3,16 @@
 
 use super::agents::ApprovalKind;
 use super::common::{
-    string_enum, to_body, validate_files, Executor, FileRef, FileSummary, Metadata, WebhookRef,
+    string_enum, validate_file_values, validate_webhook_value, Executor, FileRef, FileSummary,
+    Metadata, WebhookRef, FILE_REFS, WEBHOOK_REF,
 };
 use super::error::ApiError;
+use super::params::{Field, Fields, Kind, Params, Table};
 use super::polling::{PollPlanner, Until};
 use super::request::{segment, Method, RequestSpec};
 use super::validate;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 string_enum! {
     /// Status of an agent run.
@@ -117,6 +119,46 @@ pub struct CompleteTaskParams {
     /// Up to 20 file ids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files: Option<Vec<String>>,
+}
+
+impl Fields for AgentRunCreateParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[
+            Field::req("agent", Kind::Str),
+            Field::req("files", FILE_REFS),
+            Field::opt("metadata", Kind::Any),
+            Field::opt("webhook", Kind::Object(&WEBHOOK_REF)),
+        ],
+        keep_others: false,
+    };
+}
+
+/// A list of file ids.
+const FILE_IDS: Kind = Kind::List(&Kind::Str);
+
+impl Fields for ApproveParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[
+            Field::opt("note", Kind::Str),
+            Field::opt("params", Kind::Any),
+            Field::opt("files", FILE_IDS),
+        ],
+        keep_others: false,
+    };
+}
+
+impl Fields for RejectParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[Field::opt("note", Kind::Str)],
+        keep_others: false,
+    };
+}
+
+impl Fields for CompleteTaskParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[Field::opt("note", Kind::Str), Field::opt("files", FILE_IDS)],
+        keep_others: false,
+    };
 }
 
 /// An agent run (`object: agent_run`). A 202 answer may carry only `{object, id, status, statusUrl}`.
@@ -399,21 +441,35 @@ pub struct TaskCompletion {
 /// `POST /v1/agent-runs` (takes `wait`, server default 60).
 ///
 /// # Errors
+/// As [`create_params`].
+pub fn create(params: &AgentRunCreateParams) -> Result<RequestSpec, ApiError> {
+    create_params(Params::from_typed(params)?)
+}
+
+/// `POST /v1/agent-runs` of checked params.
+///
+/// # Errors
 /// `invalid_request`: empty `agent`, 0 or more than 200 `files`, a file without exactly one of
 /// `url`/`id`, metadata over 10 KB or not an object, a webhook without exactly one of `url`/`id`.
-pub fn create(params: &AgentRunCreateParams) -> Result<RequestSpec, ApiError> {
-    validate::required_text("agent", &params.agent)?;
-    validate_files("files", &params.files, 1, validate::MAX_AGENT_RUN_FILES)?;
-    if let Some(m) = &params.metadata {
+pub fn create_params(params: Params<AgentRunCreateParams>) -> Result<RequestSpec, ApiError> {
+    validate::required_text("agent", params.str("agent").unwrap_or(""))?;
+    validate_file_values(
+        "files",
+        params.list("files").unwrap_or(&[]),
+        1,
+        validate::MAX_AGENT_RUN_FILES,
+    )?;
+    if let Some(m) = params.get("metadata") {
         validate::metadata(m)?;
     }
-    if let Some(w) = &params.webhook {
-        w.validate()?;
+    if let Some(w) = params.get("webhook") {
+        validate_webhook_value(w)?;
     }
-    Ok(RequestSpec::api(Method::Post, "/v1/agent-runs".to_owned())
-        .with_body(to_body(params)?)
-        .with_wait(None)
-        .run_creation())
+    Ok(params.into_body(
+        RequestSpec::api(Method::Post, "/v1/agent-runs".to_owned())
+            .with_wait(None)
+            .run_creation(),
+    ))
 }
 
 /// `GET /v1/agent-runs/:id` (takes `wait`, server default 0).
@@ -436,21 +492,42 @@ fn decision_path(run_id: &str, approval_id: &str) -> Result<String, ApiError> {
     ))
 }
 
+/// A checked list of file ids: at most `max`, each non-empty.
+fn file_ids(files: &[Value], max: usize) -> Result<(), ApiError> {
+    validate::count("files", files.len(), 0, max)?;
+    for (i, id) in files.iter().enumerate() {
+        validate::required_text(&format!("files[{i}]"), id.as_str().unwrap_or(""))?;
+    }
+    Ok(())
+}
+
 /// `POST /v1/agent-runs/:id/approvals/:approvalId` with `decision: approve`.
 ///
 /// # Errors
-/// `invalid_request`: note over 4000 characters, more than 200 files or an empty file id,
-/// `params` not an object, `params` plus `files` of 1 MiB or more.
+/// As [`approve_params`].
 pub fn approve(
     run_id: &str,
     approval_id: &str,
     params: &ApproveParams,
 ) -> Result<RequestSpec, ApiError> {
+    approve_params(run_id, approval_id, Params::from_typed(params)?)
+}
+
+/// `POST /v1/agent-runs/:id/approvals/:approvalId` with `decision: approve`, of checked params.
+///
+/// # Errors
+/// `invalid_request`: note over 4000 characters, more than 200 files or an empty file id,
+/// `params` not an object, `params` plus `files` of 1 MiB or more.
+pub fn approve_params(
+    run_id: &str,
+    approval_id: &str,
+    params: Params<ApproveParams>,
+) -> Result<RequestSpec, ApiError> {
     let path = decision_path(run_id, approval_id)?;
-    if let Some(note) = &params.note {
+    if let Some(note) = params.str("note") {
         validate::note("note", note, validate::MAX_APPROVAL_NOTE_CHARS)?;
     }
-    if let Some(p) = &params.params {
+    if let Some(p) = params.get("params") {
         if !p.is_object() {
             return Err(ApiError::validation(
                 "invalid_request",
@@ -459,11 +536,13 @@ pub fn approve(
             ));
         }
     }
-    if let Some(files) = &params.files {
-        validate::count("files", files.len(), 0, validate::MAX_APPROVAL_FILES)?;
-        validate::file_ids("files", files)?;
+    if let Some(files) = params.list("files") {
+        file_ids(files, validate::MAX_APPROVAL_FILES)?;
     }
-    let size = validate::json_len(&json!({"params": params.params, "files": params.files}));
+    // The compact JSON `{"params":..,"files":..}`: the two values and 20 bytes of keys and punctuation.
+    let size = validate::json_len(&params.get("params"))
+        .saturating_add(validate::json_len(&params.get("files")))
+        .saturating_add(20);
     if size >= validate::MAX_APPROVAL_PAYLOAD_BYTES {
         return Err(ApiError::validation(
             "invalid_request",
@@ -471,28 +550,39 @@ pub fn approve(
             &format!("params and files are {size} bytes together; they must stay under 1 MiB"),
         ));
     }
-    let mut body = to_body(params)?;
-    if let Value::Object(map) = &mut body {
-        map.insert("decision".to_owned(), Value::from("approve"));
-    }
-    Ok(RequestSpec::api(Method::Post, path)
-        .with_body(body)
-        .with_wait(None)
-        .decide_once())
+    Ok(params.into_body_adding(
+        RequestSpec::api(Method::Post, path)
+            .with_wait(None)
+            .decide_once(),
+        "decision",
+        "approve",
+    ))
 }
 
 /// `POST /v1/agent-runs/:id/approvals/:approvalId` with `decision: reject`.
 ///
 /// # Errors
-/// `invalid_request` at `note` when the note is missing or blank (the service answers 400), or
-/// longer than 4000 characters.
+/// As [`reject_params`].
 pub fn reject(
     run_id: &str,
     approval_id: &str,
     params: &RejectParams,
 ) -> Result<RequestSpec, ApiError> {
+    reject_params(run_id, approval_id, Params::from_typed(params)?)
+}
+
+/// `POST /v1/agent-runs/:id/approvals/:approvalId` with `decision: reject`, of checked params.
+///
+/// # Errors
+/// `invalid_request` at `note` when the note is missing or blank (the service answers 400), or
+/// longer than 4000 characters.
+pub fn reject_params(
+    run_id: &str,
+    approval_id: &str,
+    params: Params<RejectParams>,
+) -> Result<RequestSpec, ApiError> {
     let path = decision_path(run_id, approval_id)?;
-    let note = params.note.as_deref().unwrap_or("");
+    let note = params.str("note").unwrap_or("");
     if note.trim().is_empty() {
         return Err(ApiError::validation(
             "invalid_request",
@@ -501,37 +591,52 @@ pub fn reject(
         ));
     }
     validate::note("note", note, validate::MAX_APPROVAL_NOTE_CHARS)?;
-    Ok(RequestSpec::api(Method::Post, path)
-        .with_body(json!({"decision": "reject", "note": note}))
-        .with_wait(None)
-        .decide_once())
+    Ok(params.into_body_adding(
+        RequestSpec::api(Method::Post, path)
+            .with_wait(None)
+            .decide_once(),
+        "decision",
+        "reject",
+    ))
 }
 
 /// `POST /v1/agent-runs/:id/tasks/:taskId/complete` (an empty object when neither field is set).
 ///
 /// # Errors
-/// `invalid_request`: note over 2000 characters, more than 20 files or an empty file id.
+/// As [`complete_task_params`].
 pub fn complete_task(
     run_id: &str,
     task_id: &str,
     params: &CompleteTaskParams,
+) -> Result<RequestSpec, ApiError> {
+    complete_task_params(run_id, task_id, Params::from_typed(params)?)
+}
+
+/// `POST /v1/agent-runs/:id/tasks/:taskId/complete` of checked params.
+///
+/// # Errors
+/// `invalid_request`: note over 2000 characters, more than 20 files or an empty file id.
+pub fn complete_task_params(
+    run_id: &str,
+    task_id: &str,
+    params: Params<CompleteTaskParams>,
 ) -> Result<RequestSpec, ApiError> {
     let path = format!(
         "/v1/agent-runs/{}/tasks/{}/complete",
         segment("runId", run_id)?,
         segment("taskId", task_id)?
     );
-    if let Some(note) = &params.note {
+    if let Some(note) = params.str("note") {
         validate::note("note", note, validate::MAX_TASK_NOTE_CHARS)?;
     }
-    if let Some(files) = &params.files {
-        validate::count("files", files.len(), 0, validate::MAX_TASK_FILES)?;
-        validate::file_ids("files", files)?;
+    if let Some(files) = params.list("files") {
+        file_ids(files, validate::MAX_TASK_FILES)?;
     }
-    Ok(RequestSpec::api(Method::Post, path)
-        .with_body(to_body(params)?)
-        .with_wait(None)
-        .decide_once())
+    Ok(params.into_body(
+        RequestSpec::api(Method::Post, path)
+            .with_wait(None)
+            .decide_once(),
+    ))
 }
 
 /// The `waitFor` planner: long-polls `GET /v1/agent-runs/:id?wait=120` until the run is finished

@@ -2,6 +2,7 @@
 //! string enums that keep values they do not know (the service may add statuses).
 
 use super::error::ApiError;
+use super::params::{Field, Kind, Table};
 use super::validate;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -125,42 +126,73 @@ impl FileRef {
             ..Self::default()
         }
     }
-
-    /// Exactly one of `url` and `id`, non-empty.
-    ///
-    /// # Errors
-    /// `invalid_request` at `path`.
-    pub fn validate(&self, path: &str) -> Result<(), ApiError> {
-        match (&self.url, &self.id) {
-            (Some(u), None) => validate::required_text(&format!("{path}.url"), u),
-            (None, Some(i)) => validate::required_text(&format!("{path}.id"), i),
-            (Some(_), Some(_)) => {
-                validate::exclusive(&format!("{path}.url"), true, &format!("{path}.id"), true)
-            }
-            (None, None) => Err(ApiError::validation(
-                "invalid_request",
-                path,
-                "needs a url or an id",
-            )),
-        }
-    }
 }
 
-/// Validates a list of file references with its count bounds.
+/// The table of a [`FileRef`] (other keys are ignored, as the struct ignores them).
+pub const FILE_REF: Table = Table {
+    fields: &[
+        Field::opt("id", Kind::Str),
+        Field::opt("url", Kind::Str),
+        Field::opt("name", Kind::Str),
+        Field::opt("processing", Kind::Str),
+    ],
+    keep_others: false,
+};
+
+/// A list of [`FileRef`]s.
+pub const FILE_REFS: Kind = Kind::List(&Kind::Object(&FILE_REF));
+
+/// The table of a [`WebhookRef`].
+pub const WEBHOOK_REF: Table = Table {
+    fields: &[Field::opt("url", Kind::Str), Field::opt("id", Kind::Str)],
+    keep_others: false,
+};
+
+/// Exactly one of `url` and `id` (non-empty) in a checked JSON file reference ([`FILE_REF`]).
+///
+/// # Errors
+/// `invalid_request` at `path`.
+pub fn validate_file_value(file: &Value, path: &str) -> Result<(), ApiError> {
+    one_of_url_id(file, path, "needs a url or an id")
+}
+
+/// A checked JSON list of file references: `min..=max` of them, each valid.
 ///
 /// # Errors
 /// `invalid_request` at `path` or `path[i]`.
-pub fn validate_files(
+pub fn validate_file_values(
     path: &str,
-    files: &[FileRef],
+    files: &[Value],
     min: usize,
     max: usize,
 ) -> Result<(), ApiError> {
     validate::count(path, files.len(), min, max)?;
     for (i, f) in files.iter().enumerate() {
-        f.validate(&format!("{path}[{i}]"))?;
+        validate_file_value(f, &format!("{path}[{i}]"))?;
     }
     Ok(())
+}
+
+/// Exactly one of `url` and `id` (non-empty) in a checked JSON webhook reference ([`WEBHOOK_REF`]).
+///
+/// # Errors
+/// `invalid_request` at `webhook`.
+pub fn validate_webhook_value(webhook: &Value) -> Result<(), ApiError> {
+    one_of_url_id(webhook, "webhook", "needs a url or an id")
+}
+
+/// Exactly one of the string fields `url` and `id`, non-empty.
+fn one_of_url_id(value: &Value, path: &str, neither: &str) -> Result<(), ApiError> {
+    let url = value.get("url").and_then(Value::as_str);
+    let id = value.get("id").and_then(Value::as_str);
+    match (url, id) {
+        (Some(u), None) => validate::required_text(&format!("{path}.url"), u),
+        (None, Some(i)) => validate::required_text(&format!("{path}.id"), i),
+        (Some(_), Some(_)) => {
+            validate::exclusive(&format!("{path}.url"), true, &format!("{path}.id"), true)
+        }
+        (None, None) => Err(ApiError::validation("invalid_request", path, neither)),
+    }
 }
 
 /// Where a run's events go: an ad-hoc `{url}` or a saved endpoint `{id}`.
@@ -172,25 +204,6 @@ pub struct WebhookRef {
     /// Saved endpoint id (`whe_...`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-}
-
-impl WebhookRef {
-    /// Exactly one of `url` and `id`.
-    ///
-    /// # Errors
-    /// `invalid_request` at `webhook`.
-    pub fn validate(&self) -> Result<(), ApiError> {
-        match (&self.url, &self.id) {
-            (Some(u), None) => validate::required_text("webhook.url", u),
-            (None, Some(i)) => validate::required_text("webhook.id", i),
-            (Some(_), Some(_)) => validate::exclusive("webhook.url", true, "webhook.id", true),
-            (None, None) => Err(ApiError::validation(
-                "invalid_request",
-                "webhook",
-                "needs a url or an id",
-            )),
-        }
-    }
 }
 
 /// `{object: "list", data: [...]}` of routes without pagination.
@@ -218,16 +231,6 @@ pub struct FileSummary {
     pub extra: Map<String, Value>,
 }
 
-/// Serializes a params struct into a JSON body. Infallible for the types of this crate
-/// (string keys only); an error maps to `invalid_request`.
-///
-/// # Errors
-/// `invalid_request` at `body`.
-pub fn to_body<T: Serialize>(value: &T) -> Result<Value, ApiError> {
-    serde_json::to_value(value)
-        .map_err(|_| ApiError::validation("invalid_request", "body", "cannot be serialized"))
-}
-
 /// The key order of every object of a caller's JSON text, by position. serde_json (without `preserve_order`, which
 /// this crate does not enable: it costs wasm size) rebuilds objects in alphabetical order; a body is written back in
 /// the caller's order with [`write_in_order`], so what goes on the wire keeps the order the caller wrote (a schema's
@@ -246,6 +249,16 @@ impl KeyOrder {
     pub fn of_text(text: &str) -> Result<Self, ApiError> {
         serde_json::from_str(text)
             .map_err(|_| ApiError::validation("invalid_request", "body", "is not JSON"))
+    }
+}
+
+impl KeyOrder {
+    /// The names of the object under `field`, in the text's order.
+    pub fn names_of(&self, field: &str) -> Option<Vec<String>> {
+        self.keys
+            .iter()
+            .find(|(k, _)| k == field)
+            .map(|(_, sub)| sub.keys.iter().map(|(k, _)| k.clone()).collect())
     }
 }
 

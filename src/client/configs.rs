@@ -2,10 +2,11 @@
 //! `POST /v1/actions` are in [`super::actions`].
 
 use super::error::ApiError;
+use super::params::{Field, Fields, Kind, Params, Table, ANY_OBJECT};
 use super::request::{Method, RequestSpec};
 use super::validate;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// Capabilities that have saved configs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +61,16 @@ pub struct ConfigParams {
     pub config: Map<String, Value>,
 }
 
+impl Fields for ConfigParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[
+            Field::req("name", Kind::Str),
+            Field::opt("config", ANY_OBJECT),
+        ],
+        keep_others: false,
+    };
+}
+
 /// A saved config as answered (fields beyond `id` are not shown in the spec).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields))]
@@ -73,28 +84,43 @@ pub struct SavedConfig {
     pub extra: Map<String, Value>,
 }
 
-pub(super) fn check(capability: ConfigCapability, params: &ConfigParams) -> Result<(), ApiError> {
-    validate::required_text("name", &params.name)?;
+/// The checks of a config creation; `config` defaults to `{}`.
+pub(super) fn check<T>(
+    capability: ConfigCapability,
+    params: &mut Params<T>,
+) -> Result<(), ApiError> {
+    validate::required_text("name", params.str("name").unwrap_or(""))?;
     if capability == ConfigCapability::Extract {
-        if let Some(schema) = params.config.get("schema") {
+        if let Some(schema) = params.get("config").and_then(|c| c.get("schema")) {
             validate::schema_at(schema, "config.schema")?;
         }
     }
-    Ok(())
+    params.or_insert("config", Value::Object(Map::new()))
 }
 
 /// `POST /v1/{capability}/configs` with `{name, config}`.
 ///
 /// # Errors
-/// `invalid_request` for an empty name; `invalid_schema` / `schema_too_large` for an extract
-/// config whose schema breaks the dialect.
+/// As [`create_params`].
 pub fn create(
     capability: ConfigCapability,
     params: &ConfigParams,
 ) -> Result<RequestSpec, ApiError> {
-    check(capability, params)?;
-    Ok(
-        RequestSpec::api(Method::Post, format!("/v1/{}/configs", capability.as_str()))
-            .with_body(json!({"name": params.name, "config": params.config})),
-    )
+    create_params(capability, Params::from_typed(params)?)
+}
+
+/// `POST /v1/{capability}/configs` with `{name, config}`, of checked params.
+///
+/// # Errors
+/// `invalid_request` for an empty name; `invalid_schema` / `schema_too_large` for an extract
+/// config whose schema breaks the dialect.
+pub fn create_params(
+    capability: ConfigCapability,
+    mut params: Params<ConfigParams>,
+) -> Result<RequestSpec, ApiError> {
+    check(capability, &mut params)?;
+    Ok(params.into_body(RequestSpec::api(
+        Method::Post,
+        format!("/v1/{}/configs", capability.as_str()),
+    )))
 }

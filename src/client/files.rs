@@ -3,6 +3,7 @@
 //! the `waitUntilReady` planner.
 
 use super::error::{ApiError, ErrorKind};
+use super::params::{Field, Fields, Kind, Params, Table};
 use super::polling::PollPlanner;
 use super::request::{segment, Method, RequestSpec, ResponseKind, Target};
 use super::validate;
@@ -18,6 +19,13 @@ pub struct FileCreateParams {
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+}
+
+impl Fields for FileCreateParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[Field::req("url", Kind::Str), Field::opt("name", Kind::Str)],
+        keep_others: false,
+    };
 }
 
 /// A registered file. Only `id` and `status` are shown in the spec; `ready` is the state to wait for.
@@ -42,20 +50,27 @@ pub struct FileRecord {
 /// `POST /v1/files` with `{url, name?}`.
 ///
 /// # Errors
-/// `invalid_request` when `url` is not an absolute http(s) URL or `name` is blank.
+/// As [`create_params`].
 pub fn create(params: &FileCreateParams) -> Result<RequestSpec, ApiError> {
-    if super::url::origin(&params.url).is_none() {
+    create_params(Params::from_typed(params)?)
+}
+
+/// `POST /v1/files` with `{url, name?}`, of checked params.
+///
+/// # Errors
+/// `invalid_request` when `url` is not an absolute http(s) URL or `name` is blank.
+pub fn create_params(params: Params<FileCreateParams>) -> Result<RequestSpec, ApiError> {
+    if super::url::origin(params.str("url").unwrap_or("")).is_none() {
         return Err(ApiError::validation(
             "invalid_request",
             "url",
             "must be an absolute http(s) URL",
         ));
     }
-    if let Some(n) = &params.name {
+    if let Some(n) = params.str("name") {
         validate::required_text("name", n)?;
     }
-    Ok(RequestSpec::api(Method::Post, "/v1/files".to_owned())
-        .with_body(super::common::to_body(params)?))
+    Ok(params.into_body(RequestSpec::api(Method::Post, "/v1/files".to_owned())))
 }
 
 /// Step 1 of an upload: `POST /v1/files` with `{name, mimeType}`; the answer has `uploadUrl`.

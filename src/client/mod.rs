@@ -38,6 +38,7 @@ pub mod flow;
 pub mod options;
 pub mod output;
 pub mod pagination;
+pub mod params;
 pub mod polling;
 pub mod realtime;
 pub mod request;

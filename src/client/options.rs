@@ -1,13 +1,14 @@
-//! `ClientOptions`: the options of `new DocAuto(options)` that are plain data, decoded with serde (unknown names
-//! refused, the field at fault named) and checked by [`ClientOptions::validate`], which applies the environment
+//! `ClientOptions`: the options of `new DocAuto(options)` that are plain data, read from JSON against their table
+//! ([`CLIENT_OPTIONS`]: unknown names refused, the field at fault named) and checked by [`ClientOptions::validate`], which applies the environment
 //! fallbacks and the browser guard and builds the [`ClientConfig`]. The JS handles (`fetch`, `logger`) are taken
 //! out by the wasm layer before decoding ([`HANDLES`]).
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::params::{check_value, Field, Kind, Table, ANY_OBJECT};
 use super::{ApiError, CallOptions, ClientConfig, HostFacts, LogLevel};
-use crate::options::{decode_fields, whole_number, FieldError, MAX_SAFE_INTEGER};
+use crate::options::{whole_number, MAX_SAFE_INTEGER};
 
 /// Options that are JS handles, not data: the host extracts them and checks their shape.
 pub const HANDLES: [&str; 2] = ["fetch", "logger"];
@@ -48,6 +49,21 @@ pub struct ClientOptions {
     #[cfg_attr(test, ts(type = "LogLevel", optional))]
     pub log_level: Option<String>,
 }
+
+/// The fields of [`ClientOptions`] and their JSON kinds (a native test checks them against the struct).
+pub const CLIENT_OPTIONS: Table = Table {
+    fields: &[
+        Field::opt("apiKey", Kind::Str),
+        Field::opt("baseUrl", Kind::Str),
+        Field::opt("maxRetries", Kind::Number),
+        Field::opt("timeoutMs", Kind::Number),
+        Field::opt("maxRetryAfterMs", Kind::Number),
+        Field::opt("defaultHeaders", ANY_OBJECT),
+        Field::opt("dangerouslyAllowBrowser", Kind::Bool),
+        Field::opt("logLevel", Kind::Str),
+    ],
+    keep_others: false,
+};
 
 /// Prints neither the key nor header values.
 impl std::fmt::Debug for ClientOptions {
@@ -99,17 +115,43 @@ impl ClientOptions {
     /// # Errors
     /// `invalid_config` naming the option: unknown, or of the wrong type; `options` for a non-object.
     pub fn from_json(value: Value) -> Result<Self, ApiError> {
-        let value = match value {
-            Value::Object(map) => {
-                Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).collect())
-            }
-            Value::Null => Value::Object(Map::new()),
-            other => other,
+        let mut map = match value {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            _ => return Err(invalid("options", "must be an object")),
         };
-        decode_fields(value).map_err(|e| match e {
-            FieldError::Unknown(name) => invalid(&name, "is not a client option"),
-            FieldError::WrongType(name) => invalid(&name, expectation(&name)),
-            FieldError::NotAnObject => invalid("options", "must be an object"),
+        map.retain(|_, v| !v.is_null());
+        let field = |name: &str| CLIENT_OPTIONS.fields.iter().find(|f| f.name == name);
+        // As serde's `deny_unknown_fields` read did: an unknown name first, then the first field of a wrong type,
+        // both in the object's order.
+        if let Some(name) = map.keys().find(|name| field(name).is_none()) {
+            return Err(invalid(name, "is not a client option"));
+        }
+        for (name, value) in &mut map {
+            if let Some(f) = field(name) {
+                if check_value(value, f.kind, name).is_err() {
+                    return Err(invalid(name, expectation(name)));
+                }
+            }
+        }
+        let mut text = |name: &str| match map.remove(name) {
+            Some(Value::String(s)) => Some(s),
+            _ => None,
+        };
+        let (api_key, base_url, log_level) = (text("apiKey"), text("baseUrl"), text("logLevel"));
+        let number = |name: &str| map.get(name).and_then(Value::as_f64);
+        Ok(Self {
+            api_key,
+            base_url,
+            max_retries: number("maxRetries"),
+            timeout_ms: number("timeoutMs"),
+            max_retry_after_ms: number("maxRetryAfterMs"),
+            dangerously_allow_browser: map.get("dangerouslyAllowBrowser").and_then(Value::as_bool),
+            default_headers: match map.remove("defaultHeaders") {
+                Some(Value::Object(headers)) => Some(headers),
+                _ => None,
+            },
+            log_level,
         })
     }
 

@@ -3,6 +3,7 @@
 //! `Debug` never prints the address's query.
 
 use super::error::ApiError;
+use super::params::{Field, Fields, Kind, Params, Table};
 use super::request::{Method, RequestSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -20,6 +21,13 @@ pub struct RealtimeSessionParams {
     /// Further fields, sent as given.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl Fields for RealtimeSessionParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[Field::opt("finalPass", Kind::Bool)],
+        keep_others: true,
+    };
 }
 
 /// A live session: its `wss://` address carries a single-use ticket (a secret). The field holding the address is
@@ -54,8 +62,18 @@ impl fmt::Debug for RealtimeSession {
 /// # Errors
 /// Never fails today; the `Result` keeps the signature uniform with the other builders.
 pub fn create_session(params: &RealtimeSessionParams) -> Result<RequestSpec, ApiError> {
-    Ok(
-        RequestSpec::api(Method::Post, "/v1/realtime/transcriptions".to_owned())
-            .with_body(super::common::to_body(params)?),
-    )
+    create_session_params(Params::from_typed(params)?)
+}
+
+/// `POST /v1/realtime/transcriptions` of checked params.
+///
+/// # Errors
+/// Never fails today; the `Result` keeps the signature uniform with the other builders.
+pub fn create_session_params(
+    params: Params<RealtimeSessionParams>,
+) -> Result<RequestSpec, ApiError> {
+    Ok(params.into_body(RequestSpec::api(
+        Method::Post,
+        "/v1/realtime/transcriptions".to_owned(),
+    )))
 }

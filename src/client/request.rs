@@ -93,7 +93,7 @@ pub struct RequestSpec {
     pub raw_body_content_type: Option<String>,
     /// When the route may be sent again (see [`RetryClass`]).
     pub retry: RetryClass,
-    /// How the body keeps the caller's key order ([`RequestSpec::in_caller_order`]).
+    /// How the body keeps the caller's key order ([`super::params::Params::into_body`]).
     pub body_order: Option<std::sync::Arc<CallerBody>>,
 }
 
@@ -158,24 +158,6 @@ impl RequestSpec {
             retry: RetryClass::of_method(method),
             body_order: None,
         }
-    }
-
-    /// Writes the body with every object's keys in the order of `caller_text`, the caller's own JSON text of the
-    /// params (`None` keeps serde_json's order). Validation reads the parsed value; the wire keeps the caller's order.
-    ///
-    /// # Errors
-    /// `invalid_request` when the text is not JSON.
-    pub fn in_caller_order(mut self, caller_text: Option<&str>) -> Result<Self, ApiError> {
-        if let (Some(text), Some(body)) = (caller_text, &self.body) {
-            // The caller's text says exactly what the route sends (the usual case): it is sent as it is.
-            let same = serde_json::from_str::<Value>(text).is_ok_and(|caller| &caller == body);
-            self.body_order = Some(std::sync::Arc::new(if same {
-                CallerBody::Verbatim(text.to_owned())
-            } else {
-                CallerBody::Order(super::common::KeyOrder::of_text(text)?)
-            }));
-        }
-        Ok(self)
     }
 
     /// Marks a decision the service takes once ([`RetryClass::DecideOnce`]).

@@ -4,6 +4,7 @@
 use super::common::{string_enum, Metadata};
 use super::error::ApiError;
 use super::pagination::Page;
+use super::params::{Field, Fields, Kind, Params, Table};
 use super::polling::{PollPlanner, Until};
 use super::request::{segment, Method, RequestSpec, ResponseKind, Target};
 use super::validate;
@@ -67,6 +68,65 @@ pub struct KeepParams {
     /// Space name (semantics beyond the name: not shown in the spec).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space: Option<String>,
+}
+
+impl Fields for RunListParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[
+            Field::opt("limit", Kind::Uint),
+            Field::opt("cursor", Kind::Str),
+            Field::opt("status", Kind::Str),
+            Field::opt("object", Kind::Str),
+            Field::opt("metadata", Kind::Map(&Kind::Str)),
+        ],
+        keep_others: false,
+    };
+}
+
+impl RunListParams {
+    /// The query of checked params; `metadata` filters keep the caller's order.
+    ///
+    /// # Errors
+    /// `invalid_request` at `limit` over 4 294 967 295 (the list's own check then names its range).
+    pub fn from_params(params: &Params<Self>) -> Result<Self, ApiError> {
+        let text = |name: &str| params.str(name).map(str::to_owned);
+        let limit = match params.get("limit").and_then(Value::as_u64) {
+            Some(n) => Some(u32::try_from(n).map_err(|_| {
+                ApiError::validation("invalid_request", "limit", "must be between 1 and 50")
+            })?),
+            None => None,
+        };
+        let values = params.get("metadata");
+        let metadata = params
+            .names_in_order("metadata")?
+            .into_iter()
+            .map(|name| {
+                let value = values
+                    .and_then(|m| m.get(&name))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                (name, value)
+            })
+            .collect();
+        Ok(Self {
+            limit,
+            cursor: text("cursor"),
+            status: text("status"),
+            object: text("object"),
+            metadata,
+        })
+    }
+}
+
+impl Fields for KeepParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[
+            Field::opt("spaceId", Kind::Str),
+            Field::opt("space", Kind::Str),
+        ],
+        keep_others: false,
+    };
 }
 
 /// A capability run (only `id` and `status` are sure; a 202 may carry only the handle).
@@ -316,20 +376,28 @@ pub fn delete(id: &str) -> Result<RequestSpec, ApiError> {
 /// # Errors
 /// `invalid_request` for an empty id, both fields, or an empty one.
 pub fn keep(id: &str, params: &KeepParams) -> Result<RequestSpec, ApiError> {
+    keep_params(id, Params::from_typed(params)?)
+}
+
+/// `POST /v1/runs/:id/keep` of checked params.
+///
+/// # Errors
+/// `invalid_request` for an empty id, both fields, or an empty one.
+pub fn keep_params(id: &str, params: Params<KeepParams>) -> Result<RequestSpec, ApiError> {
     let path = format!("/v1/runs/{}/keep", segment("id", id)?);
     validate::exclusive(
         "spaceId",
-        params.space_id.is_some(),
+        params.has("spaceId"),
         "space",
-        params.space.is_some(),
+        params.has("space"),
     )?;
-    if let Some(s) = &params.space_id {
+    if let Some(s) = params.str("spaceId") {
         validate::required_text("spaceId", s)?;
     }
-    if let Some(s) = &params.space {
+    if let Some(s) = params.str("space") {
         validate::required_text("space", s)?;
     }
-    Ok(RequestSpec::api(Method::Post, path).with_body(super::common::to_body(params)?))
+    Ok(params.into_body(RequestSpec::api(Method::Post, path)))
 }
 
 /// `GET /v1/runs/:id/output/:name`: the 302 is the answer; its `Location` (the signed URL) is

@@ -2,6 +2,7 @@
 
 use super::common::ObjectList;
 use super::error::ApiError;
+use super::params::{Field, Fields, Kind, Params, Table, STRINGS};
 use super::request::{segment, Method, RequestSpec, ResponseKind};
 use super::validate;
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,24 @@ pub struct WebhookUpdateParams {
     /// Pause or resume.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled: Option<bool>,
+}
+
+impl Fields for WebhookCreateParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[Field::req("url", Kind::Str), Field::opt("events", STRINGS)],
+        keep_others: false,
+    };
+}
+
+impl Fields for WebhookUpdateParams {
+    const TABLE: &'static Table = &Table {
+        fields: &[
+            Field::opt("url", Kind::Str),
+            Field::opt("events", STRINGS),
+            Field::opt("disabled", Kind::Bool),
+        ],
+        keep_others: false,
+    };
 }
 
 /// A saved endpoint (`object: webhook_endpoint`).
@@ -94,11 +113,9 @@ pub type WebhookList = ObjectList<WebhookEndpoint>;
 /// The 50 most recent deliveries, newest first.
 pub type DeliveryList = ObjectList<WebhookDelivery>;
 
-fn check_events(events: Option<&Vec<String>>) -> Result<(), ApiError> {
-    if let Some(events) = events {
-        for (i, e) in events.iter().enumerate() {
-            validate::required_text(&format!("events[{i}]"), e)?;
-        }
+fn check_events(events: Option<&[Value]>) -> Result<(), ApiError> {
+    for (i, e) in events.unwrap_or(&[]).iter().enumerate() {
+        validate::required_text(&format!("events[{i}]"), e.as_str().unwrap_or(""))?;
     }
     Ok(())
 }
@@ -110,12 +127,19 @@ fn path(id: &str) -> Result<String, ApiError> {
 /// `POST /v1/webhooks`.
 ///
 /// # Errors
-/// `invalid_request` when `url` is not an absolute https URL or an event type is blank.
+/// As [`create_params`].
 pub fn create(params: &WebhookCreateParams) -> Result<RequestSpec, ApiError> {
-    validate::https_url("url", &params.url)?;
-    check_events(params.events.as_ref())?;
-    Ok(RequestSpec::api(Method::Post, "/v1/webhooks".to_owned())
-        .with_body(super::common::to_body(params)?))
+    create_params(Params::from_typed(params)?)
+}
+
+/// `POST /v1/webhooks` of checked params.
+///
+/// # Errors
+/// `invalid_request` when `url` is not an absolute https URL or an event type is blank.
+pub fn create_params(params: Params<WebhookCreateParams>) -> Result<RequestSpec, ApiError> {
+    validate::https_url("url", params.str("url").unwrap_or(""))?;
+    check_events(params.list("events"))?;
+    Ok(params.into_body(RequestSpec::api(Method::Post, "/v1/webhooks".to_owned())))
 }
 
 /// `GET /v1/webhooks`.
@@ -134,21 +158,32 @@ pub fn retrieve(id: &str) -> Result<RequestSpec, ApiError> {
 /// `PATCH /v1/webhooks/:id`.
 ///
 /// # Errors
-/// `invalid_request` for an empty id, a non-https url, a blank event, or no field at all.
+/// As [`update_params`].
 pub fn update(id: &str, params: &WebhookUpdateParams) -> Result<RequestSpec, ApiError> {
+    update_params(id, Params::from_typed(params)?)
+}
+
+/// `PATCH /v1/webhooks/:id` of checked params.
+///
+/// # Errors
+/// `invalid_request` for an empty id, a non-https url, a blank event, or no field at all.
+pub fn update_params(
+    id: &str,
+    params: Params<WebhookUpdateParams>,
+) -> Result<RequestSpec, ApiError> {
     let p = path(id)?;
-    if let Some(u) = &params.url {
+    if let Some(u) = params.str("url") {
         validate::https_url("url", u)?;
     }
-    check_events(params.events.as_ref())?;
-    if params.url.is_none() && params.events.is_none() && params.disabled.is_none() {
+    check_events(params.list("events"))?;
+    if !params.has("url") && !params.has("events") && !params.has("disabled") {
         return Err(ApiError::validation(
             "invalid_request",
             "body",
             "give at least one of url, events, disabled",
         ));
     }
-    Ok(RequestSpec::api(Method::Patch, p).with_body(super::common::to_body(params)?))
+    Ok(params.into_body(RequestSpec::api(Method::Patch, p)))
 }
 
 /// `DELETE /v1/webhooks/:id` (204).

@@ -5,6 +5,7 @@ mod classes;
 mod errors;
 mod flows;
 mod order;
+mod params;
 mod polls;
 mod redirects;
 mod resources;

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::ordered;
+use super::convert::checked;
 use super::{simple, ClientState, Opt};
 use crate::client::actions;
 use crate::client::Goal;
@@ -29,7 +29,9 @@ impl ActionsResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || Ok(actions::catalog()))
+        simple(&self.inner, options, Goal::Data, &mut || {
+            Ok(actions::catalog())
+        })
     }
 
     /// Deprecated `POST /v1/actions` with `{ capability, name, config }`; use `client.configs.create`.
@@ -39,8 +41,8 @@ impl ActionsResource {
         #[wasm_bindgen(unchecked_param_type = "ActionCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, actions::create)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, actions::create_params)
         })
     }
 }

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{ordered, string_arg};
+use super::convert::{checked, string_arg};
 use super::{simple, ClientState, Opt};
 use crate::client::{agent_runs, Goal};
 
@@ -29,8 +29,8 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "AgentRunCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, agent_runs::create)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, agent_runs::create_params)
         })
     }
 
@@ -41,7 +41,7 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             agent_runs::retrieve(&string_arg(&id, "id")?)
         })
     }
@@ -56,13 +56,13 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let (run_id, second) = (
                 string_arg(&run_id, "runId")?,
                 string_arg(&approval_id, "approvalId")?,
             );
-            ordered(&body, "params", true, |p| {
-                agent_runs::approve(&run_id, &second, p)
+            checked(&body, "params", true, |p| {
+                agent_runs::approve_params(&run_id, &second, p)
             })
         })
     }
@@ -76,13 +76,13 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "RejectParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let (run_id, second) = (
                 string_arg(&run_id, "runId")?,
                 string_arg(&approval_id, "approvalId")?,
             );
-            ordered(&body, "params", true, |p| {
-                agent_runs::reject(&run_id, &second, p)
+            checked(&body, "params", true, |p| {
+                agent_runs::reject_params(&run_id, &second, p)
             })
         })
     }
@@ -97,13 +97,13 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let (run_id, second) = (
                 string_arg(&run_id, "runId")?,
                 string_arg(&task_id, "taskId")?,
             );
-            ordered(&body, "params", true, |p| {
-                agent_runs::complete_task(&run_id, &second, p)
+            checked(&body, "params", true, |p| {
+                agent_runs::complete_task_params(&run_id, &second, p)
             })
         })
     }

@@ -29,7 +29,7 @@ impl AgentsResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || Ok(agents::list()))
+        simple(&self.inner, options, Goal::Data, &mut || Ok(agents::list()))
     }
 
     /// `GET /v1/agents/:id`.
@@ -39,7 +39,7 @@ impl AgentsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             agents::retrieve(&string_arg(&id, "id")?)
         })
     }

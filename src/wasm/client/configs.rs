@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{ordered, string_arg};
+use super::convert::{checked, string_arg};
 use super::{simple, ClientState, Opt};
 use crate::client::configs::{self, ConfigCapability};
 use crate::client::Goal;
@@ -31,9 +31,11 @@ impl ConfigsResource {
         #[wasm_bindgen(unchecked_param_type = "ConfigParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let capability = ConfigCapability::parse(&string_arg(&capability, "capability")?)?;
-            ordered(&body, "params", false, |p| configs::create(capability, p))
+            checked(&body, "params", false, |p| {
+                configs::create_params(capability, p)
+            })
         })
     }
 }

@@ -1,12 +1,12 @@
 //! Conversions of the client's JS values: parameters in, errors and responses out.
 
 use js_sys::Reflect;
-use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
 use crate::client::options::{CallOptionsInput, RawOption};
+use crate::client::params::{Fields, Params};
 use crate::client::polling::Until;
-use crate::client::{self, ApiError, CallOptions, RequestSpec};
+use crate::client::{self, ApiError, CallOptions};
 use crate::wasm::{interop, platform};
 
 /// Per-call options as read from JS: the core's part and the caller's `signal`.
@@ -62,43 +62,31 @@ pub fn call_options(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, 
     })
 }
 
-/// Decodes a parameter object through JSON (`undefined` fields dropped, `toJSON` honoured). `undefined` or `null`
-/// gives the type's default when `optional`.
+/// Builds a route from the caller's params read as JSON text (`JSON.stringify`: `undefined` fields dropped, `toJSON`
+/// honoured) and checked by the core against the route's table ([`Params::from_text`]); `undefined` or `null` is
+/// no params when `optional`.
 ///
 /// # Errors
-/// `invalid_request` at `path` when the value is missing (and required) or does not have the expected shape.
-pub fn params<T: DeserializeOwned + Default>(
+/// `invalid_request` at `path` when the value is missing (and required) or not an object, at the field when the
+/// core's table refuses it; and the route's own errors.
+pub fn checked<T: Fields, R>(
     value: &JsValue,
     path: &str,
     optional: bool,
-) -> Result<T, ApiError> {
-    params_and_text(value, path, optional).map(|(params, _)| params)
+    build: impl FnOnce(Params<T>) -> Result<R, ApiError>,
+) -> Result<R, ApiError> {
+    let params = match params_text(value, path, optional)? {
+        Some(text) => Params::from_text(&text)?,
+        None => Params::empty(),
+    };
+    build(params)
 }
 
-/// Builds a route from the caller's params with [`params`], its body written in the key order of the caller's own
-/// JSON text (`RequestSpec::in_caller_order`): the wire keeps the order the caller wrote.
-///
-/// # Errors
-/// As [`params`], and the route's own errors.
-pub fn ordered<T: DeserializeOwned + Default>(
-    value: &JsValue,
-    path: &str,
-    optional: bool,
-    build: impl FnOnce(&T) -> Result<RequestSpec, ApiError>,
-) -> Result<RequestSpec, ApiError> {
-    let (params, text) = params_and_text(value, path, optional)?;
-    build(&params)?.in_caller_order(text.as_deref())
-}
-
-/// [`params`] and the JSON text it was read from (`None` for absent optional params).
-fn params_and_text<T: DeserializeOwned + Default>(
-    value: &JsValue,
-    path: &str,
-    optional: bool,
-) -> Result<(T, Option<String>), ApiError> {
+/// The JSON text of a params object (`None` for absent optional params).
+fn params_text(value: &JsValue, path: &str, optional: bool) -> Result<Option<String>, ApiError> {
     if value.is_undefined() || value.is_null() {
         return if optional {
-            Ok((T::default(), None))
+            Ok(None)
         } else {
             Err(ApiError::validation("invalid_request", path, "is required"))
         };
@@ -110,19 +98,13 @@ fn params_and_text<T: DeserializeOwned + Default>(
             "must be an object",
         ));
     }
-    let text = platform::json_stringify(value)
+    platform::json_stringify(value)
         .ok()
         .and_then(|t| t.as_string())
+        .map(Some)
         .ok_or_else(|| {
             ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
-        })?;
-    let params = serde_json::from_str(&text).map_err(|e| {
-        // serde's text names the expected type and the field; the position is of the JSON text, not useful.
-        let detail = e.to_string();
-        let detail = detail.split(" at line ").next().unwrap_or("").to_owned();
-        ApiError::validation("invalid_request", path, &detail)
-    })?;
-    Ok((params, Some(text)))
+        })
 }
 
 /// A JS value as JSON (for schemas and other free-form values).

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{ordered, string_arg, wait_deadline};
+use super::convert::{checked, string_arg, wait_deadline};
 use super::{prepare, simple, start, ClientState, Opt};
 use crate::client::{files, ApiError, Flow, Goal};
 use crate::wasm::{interop, platform};
@@ -51,8 +51,8 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_param_type = "FileCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, files::create)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, files::create_params)
         })
     }
 
@@ -96,7 +96,7 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             files::retrieve(&string_arg(&id, "id")?)
         })
     }

@@ -340,25 +340,38 @@ pub(crate) fn wait_for(
     })
 }
 
-/// The common method: one call (with its retries) whose result is `goal`.
+/// The common method: one call (with its retries) whose result is `goal`. The options are read first (their error
+/// wins over the params'), then `build` makes the request; the rest is [`single`], one copy for every method (`build`
+/// is a `dyn` closure so that `simple` itself is one copy too).
 pub(crate) fn simple(
     inner: &Rc<ClientState>,
     options: Option<JsValue>,
     goal: Goal,
-    build: impl FnOnce() -> Result<RequestSpec, ApiError>,
+    build: &mut dyn FnMut() -> Result<RequestSpec, ApiError>,
 ) -> JsValue {
     let options = options.unwrap_or(JsValue::UNDEFINED);
-    start(
+    single(
         inner,
-        prepare(&options, &[]),
-        &JsValue::UNDEFINED,
-        |config, o| {
-            let spec = build()?;
+        prepare(&options, &[]).and_then(|o| Ok((o, build()?))),
+        goal,
+    )
+}
+
+/// Starts one call of a built request.
+#[inline(never)]
+fn single(
+    inner: &Rc<ClientState>,
+    prepared: Result<(JsCallOptions, RequestSpec), ApiError>,
+    goal: Goal,
+) -> JsValue {
+    match prepared {
+        Ok((options, spec)) => start(inner, Ok(options), &JsValue::UNDEFINED, |config, o| {
             let random = ClientState::random_for(spec.method);
             Ok((
                 Flow::single(config, spec, o, goal, random)?,
                 JsValue::UNDEFINED,
             ))
-        },
-    )
+        }),
+        Err(e) => stepper::rejected(&e, false),
+    }
 }

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::ordered;
+use super::convert::checked;
 use super::{simple, ClientState, Opt};
 use crate::client::realtime;
 use crate::client::Goal;
@@ -32,8 +32,8 @@ impl RealtimeResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", true, realtime::create_session)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", true, realtime::create_session_params)
         })
     }
 }

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{ordered, params, string_arg};
+use super::convert::{checked, string_arg};
 use super::{prepare, simple, start, ClientState, Opt};
 use crate::client::output::OutputPlanner;
 use crate::client::runs::{self, RunListParams};
@@ -42,7 +42,7 @@ impl RunsResource {
             ("options", options.clone()),
         ]);
         start(&self.inner, prepare(&options, &[]), &list, |config, o| {
-            let p: RunListParams = params(&query, "params", true)?;
+            let p = checked(&query, "params", true, |p| RunListParams::from_params(&p))?;
             let flow = Flow::page(config, runs::list(&p)?, p.cursor, o)?;
             Ok((flow, JsValue::UNDEFINED))
         })
@@ -55,7 +55,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             runs::retrieve(&string_arg(&id, "id")?)
         })
     }
@@ -67,7 +67,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             runs::cancel(&string_arg(&id, "id")?)
         })
     }
@@ -79,7 +79,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Void, || {
+        simple(&self.inner, options, Goal::Void, &mut || {
             runs::delete(&string_arg(&id, "id")?)
         })
     }
@@ -93,9 +93,9 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let id = string_arg(&id, "id")?;
-            ordered(&body, "params", true, |p| runs::keep(&id, p))
+            checked(&body, "params", true, |p| runs::keep_params(&id, p))
         })
     }
 
@@ -107,7 +107,7 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Location, || {
+        simple(&self.inner, options, Goal::Location, &mut || {
             runs::output_url(&string_arg(&id, "id")?, &string_arg(&name, "name")?)
         })
     }

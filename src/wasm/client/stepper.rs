@@ -397,7 +397,8 @@ impl ClientState {
         };
         let mut line = format!("[docauto] {}", record.message);
         if let (Some(ms), true) = (elapsed, record.message.contains(" -> ")) {
-            line.push_str(&format!(" elapsed_ms={}", ms.round()));
+            // A whole number of ms (never NaN or negative in practice): integer formatting, no float formatting code.
+            line.push_str(&format!(" elapsed_ms={}", ms.round().max(0.0) as u64));
         }
         let target = self
             .logger

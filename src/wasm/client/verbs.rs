@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::ordered;
+use super::convert::checked;
 use super::{simple, DocAuto, Opt};
 use crate::client::verbs;
 use crate::client::Goal;
@@ -17,8 +17,8 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ExtractParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::extract)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, verbs::extract_params)
         })
     }
 
@@ -30,8 +30,8 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ExtractBatchParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::extract_batch)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, verbs::extract_batch_params)
         })
     }
 
@@ -42,8 +42,8 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ParseParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::parse)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, verbs::parse_params)
         })
     }
 
@@ -54,8 +54,8 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "RedactParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::redact)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, verbs::redact_params)
         })
     }
 
@@ -66,8 +66,8 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "FillParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::fill)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, verbs::fill_params)
         })
     }
 
@@ -78,8 +78,8 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "SignParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::sign)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, verbs::sign_params)
         })
     }
 
@@ -90,8 +90,8 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "PipelineParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, verbs::pipeline)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, verbs::pipeline_params)
         })
     }
 }

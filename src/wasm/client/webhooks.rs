@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{ordered, string_arg};
+use super::convert::{checked, string_arg};
 use super::{simple, ClientState, Opt};
 use crate::client::webhooks;
 use crate::client::Goal;
@@ -30,8 +30,8 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "WebhookCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
-            ordered(&body, "params", false, webhooks::create)
+        simple(&self.inner, options, Goal::Data, &mut || {
+            checked(&body, "params", false, webhooks::create_params)
         })
     }
 
@@ -41,7 +41,9 @@ impl WebhooksResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || Ok(webhooks::list()))
+        simple(&self.inner, options, Goal::Data, &mut || {
+            Ok(webhooks::list())
+        })
     }
 
     /// `GET /v1/webhooks/:id`.
@@ -51,7 +53,7 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             webhooks::retrieve(&string_arg(&id, "id")?)
         })
     }
@@ -64,9 +66,9 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "WebhookUpdateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             let id = string_arg(&id, "id")?;
-            ordered(&body, "params", false, |p| webhooks::update(&id, p))
+            checked(&body, "params", false, |p| webhooks::update_params(&id, p))
         })
     }
 
@@ -77,7 +79,7 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Void, || {
+        simple(&self.inner, options, Goal::Void, &mut || {
             webhooks::delete(&string_arg(&id, "id")?)
         })
     }
@@ -89,7 +91,7 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || {
+        simple(&self.inner, options, Goal::Data, &mut || {
             webhooks::deliveries(&string_arg(&id, "id")?)
         })
     }
@@ -100,6 +102,8 @@ impl WebhooksResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, || Ok(webhooks::jwks()))
+        simple(&self.inner, options, Goal::Data, &mut || {
+            Ok(webhooks::jwks())
+        })
     }
 }

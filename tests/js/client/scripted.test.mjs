@@ -343,6 +343,32 @@ test("an_approval_keeps_the_callers_order_and_appends_the_decision", async () =>
   assert.equal(server.requests[0].body, '{"params":{"zeta":1,"alpha":2},"note":"ok","decision":"approve"}');
 });
 
+test("a_null_field_and_a_file_references_unknown_key_are_not_sent_and_the_rest_keeps_the_callers_order", async () => {
+  const server = await scripted((req, res) => json(res, 202, { id: "par_1", status: "queued" }));
+  await client(server.url).parse({ ttl: null, files: [{ url: "https://files.example/a.pdf", x: 1 }], zeta: 1, alpha: 2 });
+  assert.equal(server.requests[0].body, '{"files":[{"url":"https://files.example/a.pdf"}],"zeta":1,"alpha":2}');
+});
+
+test("a_param_of_the_wrong_type_is_refused_at_its_path_and_nothing_is_sent", async () => {
+  const server = await scripted((req, res) => json(res, 202, { id: "sgr_1", status: "needs_input" }));
+  const c = client(server.url);
+  const cases = [
+    [() => c.extract({ file: { url: 5 } }), "file.url: must be a string"],
+    [() => c.sign({ file: { id: "file_1" }, signers: [{ name: "Ann" }] }), "signers[0].email: is required"],
+    [() => c.agentRuns.create({ agent: "agt_1" }), "files: is required"],
+    [() => c.runs.list({ metadata: { team: 7 } }), "metadata.team: must be a string"],
+  ];
+  for (const [call, message] of cases) {
+    await assert.rejects(call(), (e) => {
+      assert.ok(e instanceof sdk.BadRequestError, e.name);
+      assert.equal(e.code, "invalid_request");
+      assert.equal(e.message, `400 invalid_request: ${message}`);
+      return true;
+    });
+  }
+  assert.equal(server.requests.length, 0);
+});
+
 // 7. Loose ends.
 
 test("a_timeout_above_2_31_ms_is_clamped_instead_of_firing_at_once", async () => {
