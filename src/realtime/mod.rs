@@ -11,7 +11,7 @@
 //! - [`backoff`]: reconnect delays and policy;
 //! - [`keepalive`]: the keep-alive interval;
 //! - [`level`]: RMS and peak of a block in dBFS, for meters;
-//! - [`options`]: [`TranscriberOptions`], decoded with serde and validated with the option's path;
+//! - [`options`]: [`TranscriberOptions`], read by a table of names and kinds and validated with the option's path;
 //! - [`session`]: the whole session as a sans-IO state machine ([`Session`]): inputs in, [`Effect`]s out;
 //! - [`error`]: [`RealtimeError`] with stable codes.
 

@@ -1,10 +1,11 @@
-//! `TranscriberOptions`: the options of `new RealtimeTranscriber(options)` that are plain data, decoded with serde
-//! (unknown names refused) and checked by [`TranscriberOptions::validate`], which names the option at fault.
+//! `TranscriberOptions`: the options of `new RealtimeTranscriber(options)` that are plain data, read by a table of
+//! names and kinds (unknown names refused; no serde derive, which cost about 9.6 KB of wasm) and checked by
+//! [`TranscriberOptions::validate`], which names the option at fault.
 //! The JS handles (`getUrl`, `WebSocket`) are taken out by the wasm layer before decoding.
 
-use serde::Deserialize;
+use serde_json::Value;
 
-use crate::options::FieldError;
+use crate::options::{check_table, FieldError, Kind};
 
 use super::backoff::{
     Backoff, ReconnectPolicy, DEFAULT_INITIAL_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_MS,
@@ -25,11 +26,35 @@ pub const DEFAULT_OPEN_TIMEOUT_MS: u32 = 10_000;
 pub const DEFAULT_SILENCE_TIMEOUT_MS: u32 = 0;
 /// Largest accepted time option, in ms (a day; larger values would overflow the hosts' timers).
 pub const MAX_TIME_MS: f64 = 86_400_000.0;
+/// [`MAX_TIME_MS`] as an integer, for the range checks (printed in their messages without float formatting).
+const MAX_TIME: u32 = 86_400_000;
+
+/// The data options and their kinds, in the order of [`TranscriberOptions`]'s fields.
+const TABLE: [(&str, Kind); 15] = [
+    ("url", Kind::String),
+    ("sampleRate", Kind::Number),
+    ("frameMs", Kind::Number),
+    ("bufferMs", Kind::Number),
+    ("keepaliveMs", Kind::Number),
+    ("stopTimeoutMs", Kind::Number),
+    ("openTimeoutMs", Kind::Number),
+    ("silenceTimeoutMs", Kind::Number),
+    ("reconnectAttempts", Kind::Number),
+    ("reconnectDelayMs", Kind::Number),
+    ("deviceId", Kind::String),
+    ("echoCancellation", Kind::Bool),
+    ("noiseSuppression", Kind::Bool),
+    ("autoGainControl", Kind::Bool),
+    ("onDeviceLost", Kind::String),
+];
 
 /// What to do when the microphone in use goes away.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "RealtimeDeviceLostPolicy"))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    test,
+    derive(ts_rs::TS),
+    ts(rename = "RealtimeDeviceLostPolicy", rename_all = "camelCase")
+)]
 pub enum DeviceLostPolicy {
     /// Open the default microphone instead and go on (a `devicechange` event says so); `device_lost` if none.
     #[default]
@@ -40,13 +65,16 @@ pub enum DeviceLostPolicy {
 
 /// The data options of `new RealtimeTranscriber(options)`. Decoded as JS gives them (camelCase; numbers are JS
 /// numbers); the handles (`getUrl`, `WebSocket`) are added by `RealtimeTranscriberOptions`.
-#[derive(Clone, Default, Deserialize)]
+#[derive(Clone, Default)]
 #[cfg_attr(
     test,
     derive(ts_rs::TS),
-    ts(optional_fields, rename = "RealtimeTranscriberDataOptions")
+    ts(
+        optional_fields,
+        rename = "RealtimeTranscriberDataOptions",
+        rename_all = "camelCase"
+    )
 )]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TranscriberOptions {
     /// The session's single-use `ws://` / `wss://` ticket URL (from `client.realtime.createSession` on your
     /// server); secret, never printed.
@@ -158,16 +186,17 @@ fn invalid(path: &str, detail: impl Into<String>) -> RealtimeError {
     }
 }
 
-/// A whole number of `min..=max`, or `default` when absent.
+/// A whole number of `min..=max`, or `default` when absent. The bounds are printed as integers: formatting an
+/// `f64` would link the float printing code (about 15 KB) into the wasm.
 fn whole(
     value: Option<f64>,
     path: &str,
     default: u32,
-    min: f64,
-    max: f64,
+    min: u32,
+    max: u32,
 ) -> Result<u32, RealtimeError> {
     let Some(n) = value else { return Ok(default) };
-    crate::options::whole_number(n, min, max)
+    crate::options::whole_number(n, f64::from(min), f64::from(max))
         .map(|n| n as u32)
         .ok_or_else(|| invalid(path, format!("must be a whole number from {min} to {max}")))
 }
@@ -187,13 +216,39 @@ impl TranscriberOptions {
     ///
     /// # Errors
     /// `invalid_options` naming the option: unknown, or of the wrong type; a non-object.
-    pub fn from_json(value: serde_json::Value) -> Result<Self, RealtimeError> {
-        crate::options::decode_fields(value).map_err(|e| match e {
+    pub fn from_json(value: Value) -> Result<Self, RealtimeError> {
+        let map = check_table(value, &TABLE).map_err(|e| match e {
             FieldError::Unknown(name) => invalid(&name, "is not an option of RealtimeTranscriber"),
             FieldError::WrongType(name) => invalid(&name, expectation(&name)),
             FieldError::NotAnObject => {
                 invalid("", "options must be an object with url and/or getUrl")
             }
+        })?;
+        let text = |name: &str| map.get(name).and_then(Value::as_str).map(str::to_owned);
+        let number = |name: &str| map.get(name).and_then(Value::as_f64);
+        let flag = |name: &str| map.get(name).and_then(Value::as_bool);
+        let on_device_lost = match map.get("onDeviceLost").and_then(Value::as_str) {
+            None => None,
+            Some("switch") => Some(DeviceLostPolicy::Switch),
+            Some("error") => Some(DeviceLostPolicy::Error),
+            Some(_) => return Err(invalid("onDeviceLost", expectation("onDeviceLost"))),
+        };
+        Ok(Self {
+            url: text("url"),
+            sample_rate: number("sampleRate"),
+            frame_ms: number("frameMs"),
+            buffer_ms: number("bufferMs"),
+            keepalive_ms: number("keepaliveMs"),
+            stop_timeout_ms: number("stopTimeoutMs"),
+            open_timeout_ms: number("openTimeoutMs"),
+            silence_timeout_ms: number("silenceTimeoutMs"),
+            reconnect_attempts: number("reconnectAttempts"),
+            reconnect_delay_ms: number("reconnectDelayMs"),
+            device_id: text("deviceId"),
+            echo_cancellation: flag("echoCancellation"),
+            noise_suppression: flag("noiseSuppression"),
+            auto_gain_control: flag("autoGainControl"),
+            on_device_lost,
         })
     }
 
@@ -212,38 +267,31 @@ impl TranscriberOptions {
         if url.is_none() && !has_get_url {
             return Err(invalid("url", "url or getUrl is required"));
         }
-        let u32_max = f64::from(u32::MAX);
         let pipeline = PipelineConfig {
             session_rate: whole(
                 self.sample_rate,
                 "sampleRate",
                 DEFAULT_SAMPLE_RATE,
-                0.0,
-                u32_max,
+                0,
+                u32::MAX,
             )?,
-            frame_ms: whole(self.frame_ms, "frameMs", DEFAULT_FRAME_MS, 0.0, u32_max)?,
-            buffer_ms: whole(
-                self.buffer_ms,
-                "bufferMs",
-                DEFAULT_BUFFER_MS,
-                0.0,
-                MAX_TIME_MS,
-            )?,
+            frame_ms: whole(self.frame_ms, "frameMs", DEFAULT_FRAME_MS, 0, u32::MAX)?,
+            buffer_ms: whole(self.buffer_ms, "bufferMs", DEFAULT_BUFFER_MS, 0, MAX_TIME)?,
             downmix: true,
         };
         let delay = whole(
             self.reconnect_delay_ms,
             "reconnectDelayMs",
             DEFAULT_INITIAL_MS as u32,
-            0.0,
-            MAX_TIME_MS,
+            0,
+            MAX_TIME,
         )?;
         let attempts = whole(
             self.reconnect_attempts,
             "reconnectAttempts",
             DEFAULT_MAX_ATTEMPTS,
-            0.0,
-            1_000.0,
+            0,
+            1_000,
         )?;
         Ok(SessionConfig {
             pipeline,
@@ -253,30 +301,30 @@ impl TranscriberOptions {
                 self.keepalive_ms,
                 "keepaliveMs",
                 DEFAULT_KEEPALIVE_MS as u32,
-                0.0,
-                MAX_TIME_MS,
+                0,
+                MAX_TIME,
             )?
             .max(1),
             stop_timeout_ms: whole(
                 self.stop_timeout_ms,
                 "stopTimeoutMs",
                 DEFAULT_STOP_TIMEOUT_MS,
-                0.0,
-                MAX_TIME_MS,
+                0,
+                MAX_TIME,
             )?,
             open_timeout_ms: whole(
                 self.open_timeout_ms,
                 "openTimeoutMs",
                 DEFAULT_OPEN_TIMEOUT_MS,
-                0.0,
-                MAX_TIME_MS,
+                0,
+                MAX_TIME,
             )?,
             silence_timeout_ms: whole(
                 self.silence_timeout_ms,
                 "silenceTimeoutMs",
                 DEFAULT_SILENCE_TIMEOUT_MS,
-                0.0,
-                MAX_TIME_MS,
+                0,
+                MAX_TIME,
             )?,
             reconnect: ReconnectPolicy::new(
                 Backoff::new(u64::from(delay), DEFAULT_MAX_MS.max(u64::from(delay))),
@@ -364,6 +412,27 @@ mod tests {
             let e = config(o).unwrap_err();
             assert_eq!(path_of(e), name);
         }
+    }
+
+    #[test]
+    fn a_range_error_prints_its_bounds_as_integers() {
+        let e = config(json!({"url": "ws://x", "bufferMs": 1.5})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "bufferMs: must be a whole number from 0 to 86400000"
+        );
+        let e = config(json!({"url": "ws://x", "reconnectAttempts": 1001})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "reconnectAttempts: must be a whole number from 0 to 1000"
+        );
+    }
+
+    #[test]
+    fn null_options_count_as_not_given() {
+        let c = config(json!({"url": "ws://x", "frameMs": null, "onDeviceLost": null})).unwrap();
+        assert_eq!(c.pipeline.frame_ms, PipelineConfig::default().frame_ms);
+        assert_eq!(c.on_device_lost, DeviceLostPolicy::Switch);
     }
 
     #[test]
