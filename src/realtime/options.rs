@@ -1,17 +1,16 @@
 //! `TranscriberOptions`: the options of `new RealtimeTranscriber(options)` that are plain data, read by a table of
-//! names and kinds (unknown names refused; no serde derive, which cost about 9.6 KB of wasm) and checked by
-//! [`TranscriberOptions::validate`], which names the option at fault.
-//! The JS handles (`getUrl`, `WebSocket`) are taken out by the wasm layer before decoding.
+//! names and kinds (unknown names refused; no serde derive, which cost about 9.6 KB of wasm) from their JSON text
+//! (the core's small reader, [`Json`]) and checked by [`TranscriberOptions::validate`], which names the option at
+//! fault. The JS handles (`getUrl`, `WebSocket`) are taken out by the wasm layer before decoding.
 
-use serde_json::Value;
-
-use crate::options::{check_table, FieldError, Kind};
+use crate::options::{FieldError, Kind};
 
 use super::backoff::{
     Backoff, ReconnectPolicy, DEFAULT_INITIAL_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_MS,
 };
 use super::error::RealtimeError;
 use super::framing::DEFAULT_FRAME_MS;
+use super::json::Json;
 use super::keepalive::DEFAULT_KEEPALIVE_MS;
 use super::pipeline::PipelineConfig;
 use super::reconnect_buffer::DEFAULT_BUFFER_MS;
@@ -201,6 +200,29 @@ fn whole(
         .ok_or_else(|| invalid(path, format!("must be a whole number from {min} to {max}")))
 }
 
+/// Checks the members of an options object against a table of names and kinds (the reading of
+/// [`crate::options::check_table`], on the core's [`Json`]); `null` members are dropped. Returns the object left.
+fn check_table(members: Vec<(String, Json)>, table: &[(&str, Kind)]) -> Result<Json, FieldError> {
+    let mut kept = Vec::with_capacity(members.len());
+    for (name, value) in members {
+        if value == Json::Null {
+            continue;
+        }
+        let admits = |kind: &Kind| match kind {
+            Kind::String => matches!(value, Json::String(_)),
+            Kind::Number => matches!(value, Json::Number(_)),
+            Kind::Bool => matches!(value, Json::Bool(_)),
+            Kind::StringOrObject => matches!(value, Json::String(_) | Json::Object(_)),
+        };
+        match table.iter().find(|(known, _)| *known == name) {
+            None => return Err(FieldError::Unknown(name)),
+            Some((_, kind)) if !admits(kind) => return Err(FieldError::WrongType(name)),
+            Some(_) => kept.push((name, value)),
+        }
+    }
+    Ok(Json::Object(kept))
+}
+
 /// What an option of the wrong type should have been.
 fn expectation(field: &str) -> &'static str {
     match field {
@@ -212,22 +234,28 @@ fn expectation(field: &str) -> &'static str {
 }
 
 impl TranscriberOptions {
-    /// Decodes the options from their JSON form (the wasm layer converts the JS object without its handles).
+    /// Decodes the options from their JSON text (the wasm layer converts the JS object without its handles).
+    /// `null` counts as not given.
     ///
     /// # Errors
-    /// `invalid_options` naming the option: unknown, or of the wrong type; a non-object.
-    pub fn from_json(value: Value) -> Result<Self, RealtimeError> {
-        let map = check_table(value, &TABLE).map_err(|e| match e {
-            FieldError::Unknown(name) => invalid(&name, "is not an option of RealtimeTranscriber"),
-            FieldError::WrongType(name) => invalid(&name, expectation(&name)),
-            FieldError::NotAnObject => {
-                invalid("", "options must be an object with url and/or getUrl")
-            }
-        })?;
-        let text = |name: &str| map.get(name).and_then(Value::as_str).map(str::to_owned);
-        let number = |name: &str| map.get(name).and_then(Value::as_f64);
-        let flag = |name: &str| map.get(name).and_then(Value::as_bool);
-        let on_device_lost = match map.get("onDeviceLost").and_then(Value::as_str) {
+    /// `invalid_options` naming the option: unknown, or of the wrong type (the first in the object's order); text
+    /// that is not a JSON object.
+    pub fn from_json(text: &str) -> Result<Self, RealtimeError> {
+        let not_an_object = || invalid("", "options must be an object with url and/or getUrl");
+        let map = match Json::parse(text) {
+            Some(Json::Object(members)) => check_table(members, &TABLE).map_err(|e| match e {
+                FieldError::Unknown(name) => {
+                    invalid(&name, "is not an option of RealtimeTranscriber")
+                }
+                FieldError::WrongType(name) => invalid(&name, expectation(&name)),
+                FieldError::NotAnObject => not_an_object(),
+            })?,
+            _ => return Err(not_an_object()),
+        };
+        let text = |name: &str| map.get(name).and_then(Json::as_str).map(str::to_owned);
+        let number = |name: &str| map.get(name).and_then(Json::as_f64);
+        let flag = |name: &str| map.get(name).and_then(Json::as_bool);
+        let on_device_lost = match map.get("onDeviceLost").and_then(Json::as_str) {
             None => None,
             Some("switch") => Some(DeviceLostPolicy::Switch),
             Some("error") => Some(DeviceLostPolicy::Error),
@@ -347,7 +375,7 @@ mod tests {
     use serde_json::json;
 
     fn config(v: serde_json::Value) -> Result<SessionConfig, RealtimeError> {
-        TranscriberOptions::from_json(v)?.validate(false)
+        TranscriberOptions::from_json(&v.to_string())?.validate(false)
     }
 
     fn path_of(e: RealtimeError) -> String {
@@ -442,9 +470,8 @@ mod tests {
         assert_eq!(path_of(e), "url");
         let c = config(json!({"url": "wss://svc.test/rt?ticket=tkt_secret"})).unwrap();
         assert!(!format!("{c:?}").contains("tkt_secret"));
-        let o =
-            TranscriberOptions::from_json(json!({"url": "wss://svc.test/rt?ticket=tkt_secret"}))
-                .unwrap();
+        let o = TranscriberOptions::from_json(r#"{"url": "wss://svc.test/rt?ticket=tkt_secret"}"#)
+            .unwrap();
         assert!(!format!("{o:?}").contains("tkt_secret"));
     }
 
@@ -452,7 +479,7 @@ mod tests {
     fn url_or_get_url_is_required() {
         let e = config(json!({})).unwrap_err();
         assert_eq!(path_of(e), "url");
-        let c = TranscriberOptions::from_json(json!({}))
+        let c = TranscriberOptions::from_json("{}")
             .unwrap()
             .validate(true)
             .unwrap();

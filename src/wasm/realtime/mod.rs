@@ -83,13 +83,13 @@ impl RealtimeTranscriber {
                 "this runtime has no WebSocket: pass one as the WebSocket option (e.g. the ws package in Node 20)",
             ));
         }
-        let value = interop::plain_options(&options, &HANDLE_OPTIONS).map_err(|()| {
+        let text = interop::plain_options_text(&options, &HANDLE_OPTIONS).map_err(|()| {
             invalid_options(
                 "",
                 "options must be plain data besides getUrl and WebSocket",
             )
         })?;
-        let config = TranscriberOptions::from_json(value)
+        let config = TranscriberOptions::from_json(&text)
             .and_then(|o| o.validate(get_url.is_some()))
             .map_err(|e| host::realtime_error(&e))?;
         let seed = (js_sys::Math::random() * f64::from(u32::MAX)) as u64;
