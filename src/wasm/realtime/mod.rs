@@ -5,8 +5,9 @@
 //! arguments, calls the session, and lets the host pump of `session.rs` apply the effects.
 //!
 //! Files: `session.rs` (the host pump: one loop applies the core's effects; socket, timer and capture callbacks
-//! only feed inputs), `capture.rs` (getUserMedia, AudioContext, the AudioWorklet of `worklet.js` from a Blob URL),
-//! `host.rs` (duck-typed WebSocket, events, timers, `RealtimeError` objects).
+//! only feed inputs), `capture.rs` (getUserMedia, AudioContext, the AudioWorklet of `worklet.js` from a Blob URL;
+//! `capture.js` sequences their promises and answers each wait with one callback, so this module has no Rust
+//! futures), `host.rs` (duck-typed WebSocket, events, timers, `RealtimeError` objects).
 //!
 //! Decisions where the spec is silent (written in the core next to each rule, listed here for JS readers):
 //! - the transcriber does not extend `EventTarget` (a wasm-bindgen class cannot) but forwards `addEventListener`,
