@@ -4,7 +4,7 @@
 // and session.rs bind it. It only sequences the browser's promises (getUserMedia, AudioContext, AudioWorklet) and
 // reports back through one callback per wait: every decision (what a failure means, what happens next) stays in
 // Rust, in the core's `Session`. Written in JS rather than as Rust async functions over hand-declared bindings,
-// which cost about 25 KB of wasm (the futures executor, the state machines, one import shim per method).
+// which cost about 19 KB of wasm, 6.6 KB gzip (the futures executor, the state machines, one import shim per method).
 //
 // Failures are reported as `{ kind, detail }`: `media` (getUserMedia refused; detail: the DOMException's name),
 // `no_device` (no navigator.mediaDevices, or a stream without audio track), `not_a_stream`, `graph` (detail: what
