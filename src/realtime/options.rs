@@ -1,9 +1,8 @@
-//! `TranscriberOptions`: the options of `new RealtimeTranscriber(options)` that are plain data, read by a table of
-//! names and kinds (unknown names refused; no serde derive, which cost about 9.6 KB of wasm) from their JSON text
-//! (the core's small reader, [`Json`]) and checked by [`TranscriberOptions::validate`], which names the option at
-//! fault. The JS handles (`getUrl`, `WebSocket`) are taken out by the wasm layer before decoding.
-
-use crate::options::{FieldError, Kind};
+//! `TranscriberOptions`: the options of `new RealtimeTranscriber(options)` that are plain data, read from their JSON
+//! text (the core's small reader, [`Json`]) by one table of names, kinds and slots ([`TranscriberOptions::from_json`]:
+//! unknown names refused; no serde derive, which cost about 9.6 KB of wasm) and checked by
+//! [`TranscriberOptions::validate`], which names the option at fault. The JS handles (`getUrl`, `WebSocket`) are
+//! taken out by the wasm layer before decoding.
 
 use super::backoff::{
     Backoff, ReconnectPolicy, DEFAULT_INITIAL_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_MS,
@@ -27,25 +26,6 @@ pub const DEFAULT_SILENCE_TIMEOUT_MS: u32 = 0;
 pub const MAX_TIME_MS: f64 = 86_400_000.0;
 /// [`MAX_TIME_MS`] as an integer, for the range checks (printed in their messages without float formatting).
 const MAX_TIME: u32 = 86_400_000;
-
-/// The data options and their kinds, in the order of [`TranscriberOptions`]'s fields.
-const TABLE: [(&str, Kind); 15] = [
-    ("url", Kind::String),
-    ("sampleRate", Kind::Number),
-    ("frameMs", Kind::Number),
-    ("bufferMs", Kind::Number),
-    ("keepaliveMs", Kind::Number),
-    ("stopTimeoutMs", Kind::Number),
-    ("openTimeoutMs", Kind::Number),
-    ("silenceTimeoutMs", Kind::Number),
-    ("reconnectAttempts", Kind::Number),
-    ("reconnectDelayMs", Kind::Number),
-    ("deviceId", Kind::String),
-    ("echoCancellation", Kind::Bool),
-    ("noiseSuppression", Kind::Bool),
-    ("autoGainControl", Kind::Bool),
-    ("onDeviceLost", Kind::String),
-];
 
 /// What to do when the microphone in use goes away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -200,27 +180,11 @@ fn whole(
         .ok_or_else(|| invalid(path, format!("must be a whole number from {min} to {max}")))
 }
 
-/// Checks the members of an options object against a table of names and kinds (the reading of
-/// [`crate::options::check_table`], on the core's [`Json`]); `null` members are dropped. Returns the object left.
-fn check_table(members: Vec<(String, Json)>, table: &[(&str, Kind)]) -> Result<Json, FieldError> {
-    let mut kept = Vec::with_capacity(members.len());
-    for (name, value) in members {
-        if value == Json::Null {
-            continue;
-        }
-        let admits = |kind: &Kind| match kind {
-            Kind::String => matches!(value, Json::String(_)),
-            Kind::Number => matches!(value, Json::Number(_)),
-            Kind::Bool => matches!(value, Json::Bool(_)),
-            Kind::StringOrObject => matches!(value, Json::String(_) | Json::Object(_)),
-        };
-        match table.iter().find(|(known, _)| *known == name) {
-            None => return Err(FieldError::Unknown(name)),
-            Some((_, kind)) if !admits(kind) => return Err(FieldError::WrongType(name)),
-            Some(_) => kept.push((name, value)),
-        }
-    }
-    Ok(Json::Object(kept))
+/// Stores `value` in `slot`; `false` (the option has the wrong kind) when there is none.
+fn set<T>(slot: &mut Option<T>, value: Option<T>) -> bool {
+    let read = value.is_some();
+    *slot = value;
+    read
 }
 
 /// What an option of the wrong type should have been.
@@ -241,43 +205,49 @@ impl TranscriberOptions {
     /// `invalid_options` naming the option: unknown, or of the wrong type (the first in the object's order); text
     /// that is not a JSON object.
     pub fn from_json(text: &str) -> Result<Self, RealtimeError> {
-        let not_an_object = || invalid("", "options must be an object with url and/or getUrl");
-        let map = match Json::parse(text) {
-            Some(Json::Object(members)) => check_table(members, &TABLE).map_err(|e| match e {
-                FieldError::Unknown(name) => {
-                    invalid(&name, "is not an option of RealtimeTranscriber")
-                }
-                FieldError::WrongType(name) => invalid(&name, expectation(&name)),
-                FieldError::NotAnObject => not_an_object(),
-            })?,
-            _ => return Err(not_an_object()),
+        let Some(Json::Object(members)) = Json::parse(text) else {
+            return Err(invalid(
+                "",
+                "options must be an object with url and/or getUrl",
+            ));
         };
-        let text = |name: &str| map.get(name).and_then(Json::as_str).map(str::to_owned);
-        let number = |name: &str| map.get(name).and_then(Json::as_f64);
-        let flag = |name: &str| map.get(name).and_then(Json::as_bool);
-        let on_device_lost = match map.get("onDeviceLost").and_then(Json::as_str) {
-            None => None,
-            Some("switch") => Some(DeviceLostPolicy::Switch),
-            Some("error") => Some(DeviceLostPolicy::Error),
-            Some(_) => return Err(invalid("onDeviceLost", expectation("onDeviceLost"))),
-        };
-        Ok(Self {
-            url: text("url"),
-            sample_rate: number("sampleRate"),
-            frame_ms: number("frameMs"),
-            buffer_ms: number("bufferMs"),
-            keepalive_ms: number("keepaliveMs"),
-            stop_timeout_ms: number("stopTimeoutMs"),
-            open_timeout_ms: number("openTimeoutMs"),
-            silence_timeout_ms: number("silenceTimeoutMs"),
-            reconnect_attempts: number("reconnectAttempts"),
-            reconnect_delay_ms: number("reconnectDelayMs"),
-            device_id: text("deviceId"),
-            echo_cancellation: flag("echoCancellation"),
-            noise_suppression: flag("noiseSuppression"),
-            auto_gain_control: flag("autoGainControl"),
-            on_device_lost,
-        })
+        let mut o = Self::default();
+        for (name, value) in members {
+            let number = value.as_f64();
+            let flag = value.as_bool();
+            // One arm per option: its name, its kind and its slot; `false`: the value has the wrong kind.
+            let read = match (name.as_str(), value) {
+                (_, Json::Null) => true,
+                ("url", Json::String(s)) => set(&mut o.url, Some(s)),
+                ("deviceId", Json::String(s)) => set(&mut o.device_id, Some(s)),
+                ("onDeviceLost", Json::String(s)) => set(
+                    &mut o.on_device_lost,
+                    match s.as_str() {
+                        "switch" => Some(DeviceLostPolicy::Switch),
+                        "error" => Some(DeviceLostPolicy::Error),
+                        _ => None,
+                    },
+                ),
+                ("sampleRate", _) => set(&mut o.sample_rate, number),
+                ("frameMs", _) => set(&mut o.frame_ms, number),
+                ("bufferMs", _) => set(&mut o.buffer_ms, number),
+                ("keepaliveMs", _) => set(&mut o.keepalive_ms, number),
+                ("stopTimeoutMs", _) => set(&mut o.stop_timeout_ms, number),
+                ("openTimeoutMs", _) => set(&mut o.open_timeout_ms, number),
+                ("silenceTimeoutMs", _) => set(&mut o.silence_timeout_ms, number),
+                ("reconnectAttempts", _) => set(&mut o.reconnect_attempts, number),
+                ("reconnectDelayMs", _) => set(&mut o.reconnect_delay_ms, number),
+                ("echoCancellation", _) => set(&mut o.echo_cancellation, flag),
+                ("noiseSuppression", _) => set(&mut o.noise_suppression, flag),
+                ("autoGainControl", _) => set(&mut o.auto_gain_control, flag),
+                ("url" | "deviceId" | "onDeviceLost", _) => false,
+                _ => return Err(invalid(&name, "is not an option of RealtimeTranscriber")),
+            };
+            if !read {
+                return Err(invalid(&name, expectation(&name)));
+            }
+        }
+        Ok(o)
     }
 
     /// Checks every rule and applies the defaults; `has_get_url`: whether the host was given `getUrl`.
@@ -457,8 +427,23 @@ mod tests {
     }
 
     #[test]
+    fn the_first_bad_option_in_the_object_is_named() {
+        // Raw text: `json!` sorts the keys.
+        let first = |text: &str| path_of(TranscriberOptions::from_json(text).err().unwrap());
+        assert_eq!(
+            first(r#"{"sampleRate": "16000", "bogus": 1}"#),
+            "sampleRate"
+        );
+        assert_eq!(first(r#"{"bogus": 1, "sampleRate": "16000"}"#), "bogus");
+        let e = config(json!({"url": "ws://x", "echoCancellation": 1})).unwrap_err();
+        assert_eq!(e.to_string(), "echoCancellation: must be a boolean");
+    }
+
+    #[test]
     fn null_options_count_as_not_given() {
-        let c = config(json!({"url": "ws://x", "frameMs": null, "onDeviceLost": null})).unwrap();
+        let c =
+            config(json!({"url": "ws://x", "frameMs": null, "onDeviceLost": null, "later": null}))
+                .unwrap();
         assert_eq!(c.pipeline.frame_ms, PipelineConfig::default().frame_ms);
         assert_eq!(c.on_device_lost, DeviceLostPolicy::Switch);
     }
