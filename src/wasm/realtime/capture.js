@@ -130,7 +130,12 @@ async function graph(context, stream, workletSource, onBlock) {
   const blockSamples = Math.floor((rate * WORKLET_BLOCK_MS) / 1000);
   const node = step(
     "no AudioWorkletNode",
-    () => new AudioWorkletNode(context, PROCESSOR, { numberOfInputs: 1, numberOfOutputs: 0, processorOptions: { blockSamples } }),
+    () =>
+      new AudioWorkletNode(context, PROCESSOR, {
+        numberOfInputs: 1,
+        numberOfOutputs: 0,
+        processorOptions: { blockSamples },
+      }),
   );
   const port = step("no worklet port", () => node.port);
   step("cannot listen to the worklet port", () => {
@@ -189,7 +194,8 @@ export async function closeCapture(capture) {
       // A track of another realm: it ends with the stream.
     }
   }
-  for (const f of [() => (port.onmessage = null), () => port.close(), () => source.disconnect(), () => node.disconnect()]) {
+  const steps = [() => (port.onmessage = null), () => port.close(), () => source.disconnect(), () => node.disconnect()];
+  for (const f of steps) {
     try {
       f();
     } catch {
