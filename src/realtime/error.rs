@@ -131,7 +131,9 @@ impl fmt::Display for RealtimeError {
             Self::SocketClosed { code, reason } => {
                 write!(f, "the service closed the socket (code {code}")?;
                 if !reason.is_empty() {
-                    write!(f, ", reason {reason:?}")?;
+                    // Quoted by hand: `{reason:?}` would link `Debug` for `str` and its escaping tables (about
+                    // 5 KB of wasm) for reasons that are snake_case words.
+                    write!(f, ", reason \"{reason}\"")?;
                 }
                 f.write_str(")")
             }
@@ -214,6 +216,22 @@ mod tests {
             assert_eq!(error.code(), code);
             assert!(!error.to_string().is_empty());
         }
+    }
+
+    #[test]
+    fn a_socket_close_message_quotes_its_reason() {
+        let closed = |reason: &str| {
+            RealtimeError::SocketClosed {
+                code: 1011,
+                reason: reason.into(),
+            }
+            .to_string()
+        };
+        assert_eq!(
+            closed("server_restart"),
+            "the service closed the socket (code 1011, reason \"server_restart\")"
+        );
+        assert_eq!(closed(""), "the service closed the socket (code 1011)");
     }
 
     #[test]

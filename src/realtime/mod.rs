@@ -7,17 +7,19 @@
 //! - [`reconnect_buffer`]: bounded buffer for audio captured during an outage;
 //! - [`pipeline`]: the above chained, with the connection state ([`Pipeline`]);
 //! - [`protocol`]: socket messages and close codes;
+//! - [`json`]: the small JSON reader of the messages and options (no serde in the wasm module);
 //! - [`usage`]: credits by the spec's pricing;
 //! - [`backoff`]: reconnect delays and policy;
 //! - [`keepalive`]: the keep-alive interval;
 //! - [`level`]: RMS and peak of a block in dBFS, for meters;
-//! - [`options`]: [`TranscriberOptions`], decoded with serde and validated with the option's path;
+//! - [`options`]: [`TranscriberOptions`], read by a table of names and kinds and validated with the option's path;
 //! - [`session`]: the whole session as a sans-IO state machine ([`Session`]): inputs in, [`Effect`]s out;
 //! - [`error`]: [`RealtimeError`] with stable codes.
 
 pub mod backoff;
 pub mod error;
 pub mod framing;
+pub mod json;
 pub mod keepalive;
 pub mod level;
 pub mod options;

@@ -1,16 +1,15 @@
-//! `TranscriberOptions`: the options of `new RealtimeTranscriber(options)` that are plain data, decoded with serde
-//! (unknown names refused) and checked by [`TranscriberOptions::validate`], which names the option at fault.
-//! The JS handles (`getUrl`, `WebSocket`) are taken out by the wasm layer before decoding.
-
-use serde::Deserialize;
-
-use crate::options::FieldError;
+//! `TranscriberOptions`: the options of `new RealtimeTranscriber(options)` that are plain data, read from their JSON
+//! text (the core's small reader, [`Json`]) by one table of names, kinds and slots ([`TranscriberOptions::from_json`]:
+//! unknown names refused; no serde derive, which cost about 9.6 KB of wasm) and checked by
+//! [`TranscriberOptions::validate`], which names the option at fault. The JS handles (`getUrl`, `WebSocket`) are
+//! taken out by the wasm layer before decoding.
 
 use super::backoff::{
     Backoff, ReconnectPolicy, DEFAULT_INITIAL_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_MS,
 };
 use super::error::RealtimeError;
 use super::framing::DEFAULT_FRAME_MS;
+use super::json::Json;
 use super::keepalive::DEFAULT_KEEPALIVE_MS;
 use super::pipeline::PipelineConfig;
 use super::reconnect_buffer::DEFAULT_BUFFER_MS;
@@ -25,11 +24,16 @@ pub const DEFAULT_OPEN_TIMEOUT_MS: u32 = 10_000;
 pub const DEFAULT_SILENCE_TIMEOUT_MS: u32 = 0;
 /// Largest accepted time option, in ms (a day; larger values would overflow the hosts' timers).
 pub const MAX_TIME_MS: f64 = 86_400_000.0;
+/// [`MAX_TIME_MS`] as an integer, for the range checks (printed in their messages without float formatting).
+const MAX_TIME: u32 = 86_400_000;
 
 /// What to do when the microphone in use goes away.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "RealtimeDeviceLostPolicy"))]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    test,
+    derive(ts_rs::TS),
+    ts(rename = "RealtimeDeviceLostPolicy", rename_all = "camelCase")
+)]
 pub enum DeviceLostPolicy {
     /// Open the default microphone instead and go on (a `devicechange` event says so); `device_lost` if none.
     #[default]
@@ -40,13 +44,16 @@ pub enum DeviceLostPolicy {
 
 /// The data options of `new RealtimeTranscriber(options)`. Decoded as JS gives them (camelCase; numbers are JS
 /// numbers); the handles (`getUrl`, `WebSocket`) are added by `RealtimeTranscriberOptions`.
-#[derive(Clone, Default, Deserialize)]
+#[derive(Clone, Default)]
 #[cfg_attr(
     test,
     derive(ts_rs::TS),
-    ts(optional_fields, rename = "RealtimeTranscriberDataOptions")
+    ts(
+        optional_fields,
+        rename = "RealtimeTranscriberDataOptions",
+        rename_all = "camelCase"
+    )
 )]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TranscriberOptions {
     /// The session's single-use `ws://` / `wss://` ticket URL (from `client.realtime.createSession` on your
     /// server); secret, never printed.
@@ -158,18 +165,26 @@ fn invalid(path: &str, detail: impl Into<String>) -> RealtimeError {
     }
 }
 
-/// A whole number of `min..=max`, or `default` when absent.
+/// A whole number of `min..=max`, or `default` when absent. The bounds are printed as integers: formatting an
+/// `f64` would link the float printing code (about 15 KB) into the wasm.
 fn whole(
     value: Option<f64>,
     path: &str,
     default: u32,
-    min: f64,
-    max: f64,
+    min: u32,
+    max: u32,
 ) -> Result<u32, RealtimeError> {
     let Some(n) = value else { return Ok(default) };
-    crate::options::whole_number(n, min, max)
+    crate::options::whole_number(n, f64::from(min), f64::from(max))
         .map(|n| n as u32)
         .ok_or_else(|| invalid(path, format!("must be a whole number from {min} to {max}")))
+}
+
+/// Stores `value` in `slot`; `false` (the option has the wrong kind) when there is none.
+fn set<T>(slot: &mut Option<T>, value: Option<T>) -> bool {
+    let read = value.is_some();
+    *slot = value;
+    read
 }
 
 /// What an option of the wrong type should have been.
@@ -183,18 +198,56 @@ fn expectation(field: &str) -> &'static str {
 }
 
 impl TranscriberOptions {
-    /// Decodes the options from their JSON form (the wasm layer converts the JS object without its handles).
+    /// Decodes the options from their JSON text (the wasm layer converts the JS object without its handles).
+    /// `null` counts as not given.
     ///
     /// # Errors
-    /// `invalid_options` naming the option: unknown, or of the wrong type; a non-object.
-    pub fn from_json(value: serde_json::Value) -> Result<Self, RealtimeError> {
-        crate::options::decode_fields(value).map_err(|e| match e {
-            FieldError::Unknown(name) => invalid(&name, "is not an option of RealtimeTranscriber"),
-            FieldError::WrongType(name) => invalid(&name, expectation(&name)),
-            FieldError::NotAnObject => {
-                invalid("", "options must be an object with url and/or getUrl")
+    /// `invalid_options` naming the option: unknown, or of the wrong type (the first in the object's order); text
+    /// that is not a JSON object.
+    pub fn from_json(text: &str) -> Result<Self, RealtimeError> {
+        let Some(Json::Object(members)) = Json::parse(text) else {
+            return Err(invalid(
+                "",
+                "options must be an object with url and/or getUrl",
+            ));
+        };
+        let mut o = Self::default();
+        for (name, value) in members {
+            let number = value.as_f64();
+            let flag = value.as_bool();
+            // One arm per option: its name, its kind and its slot; `false`: the value has the wrong kind.
+            let read = match (name.as_str(), value) {
+                (_, Json::Null) => true,
+                ("url", Json::String(s)) => set(&mut o.url, Some(s)),
+                ("deviceId", Json::String(s)) => set(&mut o.device_id, Some(s)),
+                ("onDeviceLost", Json::String(s)) => set(
+                    &mut o.on_device_lost,
+                    match s.as_str() {
+                        "switch" => Some(DeviceLostPolicy::Switch),
+                        "error" => Some(DeviceLostPolicy::Error),
+                        _ => None,
+                    },
+                ),
+                ("sampleRate", _) => set(&mut o.sample_rate, number),
+                ("frameMs", _) => set(&mut o.frame_ms, number),
+                ("bufferMs", _) => set(&mut o.buffer_ms, number),
+                ("keepaliveMs", _) => set(&mut o.keepalive_ms, number),
+                ("stopTimeoutMs", _) => set(&mut o.stop_timeout_ms, number),
+                ("openTimeoutMs", _) => set(&mut o.open_timeout_ms, number),
+                ("silenceTimeoutMs", _) => set(&mut o.silence_timeout_ms, number),
+                ("reconnectAttempts", _) => set(&mut o.reconnect_attempts, number),
+                ("reconnectDelayMs", _) => set(&mut o.reconnect_delay_ms, number),
+                ("echoCancellation", _) => set(&mut o.echo_cancellation, flag),
+                ("noiseSuppression", _) => set(&mut o.noise_suppression, flag),
+                ("autoGainControl", _) => set(&mut o.auto_gain_control, flag),
+                ("url" | "deviceId" | "onDeviceLost", _) => false,
+                _ => return Err(invalid(&name, "is not an option of RealtimeTranscriber")),
+            };
+            if !read {
+                return Err(invalid(&name, expectation(&name)));
             }
-        })
+        }
+        Ok(o)
     }
 
     /// Checks every rule and applies the defaults; `has_get_url`: whether the host was given `getUrl`.
@@ -212,38 +265,31 @@ impl TranscriberOptions {
         if url.is_none() && !has_get_url {
             return Err(invalid("url", "url or getUrl is required"));
         }
-        let u32_max = f64::from(u32::MAX);
         let pipeline = PipelineConfig {
             session_rate: whole(
                 self.sample_rate,
                 "sampleRate",
                 DEFAULT_SAMPLE_RATE,
-                0.0,
-                u32_max,
+                0,
+                u32::MAX,
             )?,
-            frame_ms: whole(self.frame_ms, "frameMs", DEFAULT_FRAME_MS, 0.0, u32_max)?,
-            buffer_ms: whole(
-                self.buffer_ms,
-                "bufferMs",
-                DEFAULT_BUFFER_MS,
-                0.0,
-                MAX_TIME_MS,
-            )?,
+            frame_ms: whole(self.frame_ms, "frameMs", DEFAULT_FRAME_MS, 0, u32::MAX)?,
+            buffer_ms: whole(self.buffer_ms, "bufferMs", DEFAULT_BUFFER_MS, 0, MAX_TIME)?,
             downmix: true,
         };
         let delay = whole(
             self.reconnect_delay_ms,
             "reconnectDelayMs",
             DEFAULT_INITIAL_MS as u32,
-            0.0,
-            MAX_TIME_MS,
+            0,
+            MAX_TIME,
         )?;
         let attempts = whole(
             self.reconnect_attempts,
             "reconnectAttempts",
             DEFAULT_MAX_ATTEMPTS,
-            0.0,
-            1_000.0,
+            0,
+            1_000,
         )?;
         Ok(SessionConfig {
             pipeline,
@@ -253,30 +299,30 @@ impl TranscriberOptions {
                 self.keepalive_ms,
                 "keepaliveMs",
                 DEFAULT_KEEPALIVE_MS as u32,
-                0.0,
-                MAX_TIME_MS,
+                0,
+                MAX_TIME,
             )?
             .max(1),
             stop_timeout_ms: whole(
                 self.stop_timeout_ms,
                 "stopTimeoutMs",
                 DEFAULT_STOP_TIMEOUT_MS,
-                0.0,
-                MAX_TIME_MS,
+                0,
+                MAX_TIME,
             )?,
             open_timeout_ms: whole(
                 self.open_timeout_ms,
                 "openTimeoutMs",
                 DEFAULT_OPEN_TIMEOUT_MS,
-                0.0,
-                MAX_TIME_MS,
+                0,
+                MAX_TIME,
             )?,
             silence_timeout_ms: whole(
                 self.silence_timeout_ms,
                 "silenceTimeoutMs",
                 DEFAULT_SILENCE_TIMEOUT_MS,
-                0.0,
-                MAX_TIME_MS,
+                0,
+                MAX_TIME,
             )?,
             reconnect: ReconnectPolicy::new(
                 Backoff::new(u64::from(delay), DEFAULT_MAX_MS.max(u64::from(delay))),
@@ -299,7 +345,7 @@ mod tests {
     use serde_json::json;
 
     fn config(v: serde_json::Value) -> Result<SessionConfig, RealtimeError> {
-        TranscriberOptions::from_json(v)?.validate(false)
+        TranscriberOptions::from_json(&v.to_string())?.validate(false)
     }
 
     fn path_of(e: RealtimeError) -> String {
@@ -367,15 +413,50 @@ mod tests {
     }
 
     #[test]
+    fn a_range_error_prints_its_bounds_as_integers() {
+        let e = config(json!({"url": "ws://x", "bufferMs": 1.5})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "bufferMs: must be a whole number from 0 to 86400000"
+        );
+        let e = config(json!({"url": "ws://x", "reconnectAttempts": 1001})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "reconnectAttempts: must be a whole number from 0 to 1000"
+        );
+    }
+
+    #[test]
+    fn the_first_bad_option_in_the_object_is_named() {
+        // Raw text: `json!` sorts the keys.
+        let first = |text: &str| path_of(TranscriberOptions::from_json(text).err().unwrap());
+        assert_eq!(
+            first(r#"{"sampleRate": "16000", "bogus": 1}"#),
+            "sampleRate"
+        );
+        assert_eq!(first(r#"{"bogus": 1, "sampleRate": "16000"}"#), "bogus");
+        let e = config(json!({"url": "ws://x", "echoCancellation": 1})).unwrap_err();
+        assert_eq!(e.to_string(), "echoCancellation: must be a boolean");
+    }
+
+    #[test]
+    fn null_options_count_as_not_given() {
+        let c =
+            config(json!({"url": "ws://x", "frameMs": null, "onDeviceLost": null, "later": null}))
+                .unwrap();
+        assert_eq!(c.pipeline.frame_ms, PipelineConfig::default().frame_ms);
+        assert_eq!(c.on_device_lost, DeviceLostPolicy::Switch);
+    }
+
+    #[test]
     fn the_url_must_be_a_websocket_url_and_is_never_printed() {
         let e = config(json!({"url": "https://svc.test/rt?ticket=tkt_secret"})).unwrap_err();
         assert!(!e.to_string().contains("tkt_secret"));
         assert_eq!(path_of(e), "url");
         let c = config(json!({"url": "wss://svc.test/rt?ticket=tkt_secret"})).unwrap();
         assert!(!format!("{c:?}").contains("tkt_secret"));
-        let o =
-            TranscriberOptions::from_json(json!({"url": "wss://svc.test/rt?ticket=tkt_secret"}))
-                .unwrap();
+        let o = TranscriberOptions::from_json(r#"{"url": "wss://svc.test/rt?ticket=tkt_secret"}"#)
+            .unwrap();
         assert!(!format!("{o:?}").contains("tkt_secret"));
     }
 
@@ -383,7 +464,7 @@ mod tests {
     fn url_or_get_url_is_required() {
         let e = config(json!({})).unwrap_err();
         assert_eq!(path_of(e), "url");
-        let c = TranscriberOptions::from_json(json!({}))
+        let c = TranscriberOptions::from_json("{}")
             .unwrap()
             .validate(true)
             .unwrap();

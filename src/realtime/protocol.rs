@@ -9,7 +9,9 @@
 //! `{"type":"final","text","start","end"}`, `{"type":"usage","startedMinutes","credits"}`,
 //! `{"type":"error","code","message"}`.
 //! A message of any other `type` decodes to [`ServerMessage::Unknown`] (the protocol may grow), and unknown fields
-//! are ignored. `start` and `end` are read as seconds of session audio in `f64` (integers decode too).
+//! are ignored. `start` and `end` are read as seconds of session audio in `f64` (integers decode too). Messages are
+//! read with the core's small JSON reader ([`Json`](super::json::Json)); the serde derives below serve Rust test
+//! servers and are not linked into the wasm module.
 //!
 //! Close codes: [`CLOSE_NORMAL`] 1000, [`CLOSE_TICKET`] 4401 with reason `ticket_used`, `ticket_invalid` or
 //! `ticket_expired`, [`CLOSE_IDLE_TIMEOUT`] 4408 `idle_timeout`; see [`close_error`].
@@ -18,6 +20,10 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::error::RealtimeError;
+use super::json::Json;
+
+/// `Number.MAX_SAFE_INTEGER` (2^53 - 1): the largest count read from a message (JS numbers hold it exactly).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Close code of a normal close (after `stop`).
 pub const CLOSE_NORMAL: u16 = 1000;
@@ -112,39 +118,82 @@ pub enum ServerMessage {
     },
 }
 
-/// Just the `type` field.
-#[derive(Deserialize)]
-struct Envelope {
-    #[serde(rename = "type")]
-    kind: String,
+/// The `invalid_message` error for a message that is not what the protocol says.
+fn invalid(detail: &str) -> RealtimeError {
+    RealtimeError::InvalidMessage {
+        detail: detail.to_owned(),
+    }
 }
 
-fn invalid(error: &serde_json::Error) -> RealtimeError {
+/// Field `name` of a known message, as a string.
+fn string(m: &Json, kind: &str, name: &str) -> Result<String, RealtimeError> {
+    m.get(name)
+        .and_then(Json::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| field_error(kind, name, "a string"))
+}
+
+/// Field `name` of a known message, as a number.
+fn number(m: &Json, kind: &str, name: &str) -> Result<f64, RealtimeError> {
+    m.get(name)
+        .and_then(Json::as_f64)
+        .ok_or_else(|| field_error(kind, name, "a number"))
+}
+
+/// Field `name` of a known message, as a whole number from 0 to `max`.
+fn whole(m: &Json, kind: &str, name: &str, max: u64) -> Result<u64, RealtimeError> {
+    m.get(name)
+        .and_then(|v| v.as_whole(max))
+        .ok_or_else(|| field_error(kind, name, "a whole number"))
+}
+
+fn field_error(kind: &str, name: &str, what: &str) -> RealtimeError {
     RealtimeError::InvalidMessage {
-        detail: error.to_string(),
+        detail: format!("{kind} message: {name} is missing or not {what}"),
     }
 }
 
 impl ServerMessage {
-    /// Decodes one text message.
+    /// Decodes one text message (with the core's small JSON reader, [`Json`]: no serde in the wasm module).
     ///
     /// # Errors
     /// `invalid_message` when the text is not a JSON object with a string `type`, or a known type lacks a
-    /// field or has one of the wrong type. Unknown types are not errors.
-    pub fn from_json(text: &str) -> Result<Self, RealtimeError> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| invalid(&e))?;
-        Self::from_value(value).map_err(|e| invalid(&e))
-    }
-
-    fn from_value(value: serde_json::Value) -> Result<Self, serde_json::Error> {
-        let Envelope { kind } = Envelope::deserialize(&value)?;
-        Ok(match kind.as_str() {
-            "open" => Self::Open(OpenMessage::deserialize(&value)?),
-            "partial" => Self::Partial(TranscriptMessage::deserialize(&value)?),
-            "final" => Self::Final(TranscriptMessage::deserialize(&value)?),
-            "usage" => Self::Usage(UsageMessage::deserialize(&value)?),
-            "error" => Self::Error(ErrorMessage::deserialize(&value)?),
-            _ => Self::Unknown { kind },
+    /// field or has one of the wrong type (counts must be whole numbers from 0). Unknown types and unknown fields
+    /// are not errors.
+    pub fn from_json(message: &str) -> Result<Self, RealtimeError> {
+        let m = Json::parse(message).ok_or_else(|| invalid("not JSON"))?;
+        if !matches!(m, Json::Object(_)) {
+            return Err(invalid("not a JSON object"));
+        }
+        let kind = m
+            .get("type")
+            .and_then(Json::as_str)
+            .ok_or_else(|| invalid("type is missing or not a string"))?;
+        let transcript = |m: &Json| -> Result<TranscriptMessage, RealtimeError> {
+            Ok(TranscriptMessage {
+                text: string(m, kind, "text")?,
+                start: number(m, kind, "start")?,
+                end: number(m, kind, "end")?,
+            })
+        };
+        Ok(match kind {
+            "open" => Self::Open(OpenMessage {
+                session_id: string(&m, kind, "sessionId")?,
+                sample_rate: whole(&m, kind, "sampleRate", u64::from(u32::MAX))? as u32,
+            }),
+            "partial" => Self::Partial(transcript(&m)?),
+            "final" => Self::Final(transcript(&m)?),
+            "usage" => Self::Usage(UsageMessage {
+                started_minutes: whole(&m, kind, "startedMinutes", MAX_SAFE_INTEGER)?,
+                credits: whole(&m, kind, "credits", MAX_SAFE_INTEGER)?,
+            }),
+            "error" => Self::Error(ErrorMessage {
+                code: string(&m, kind, "code")?,
+                message: string(&m, kind, "message")?,
+            }),
+            _ => Self::Unknown {
+                kind: kind.to_owned(),
+            },
         })
     }
 
@@ -165,7 +214,7 @@ impl ServerMessage {
     /// # Errors
     /// `invalid_message` if a transcript time is not finite (JSON has no NaN or infinity).
     pub fn to_json(&self) -> Result<String, RealtimeError> {
-        serde_json::to_string(self).map_err(|e| invalid(&e))
+        serde_json::to_string(self).map_err(|_| invalid("transcript times must be finite"))
     }
 }
 
@@ -199,7 +248,7 @@ impl Serialize for ServerMessage {
 impl<'de> Deserialize<'de> for ServerMessage {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = serde_json::Value::deserialize(deserializer)?;
-        Self::from_value(value).map_err(D::Error::custom)
+        Self::from_json(&value.to_string()).map_err(D::Error::custom)
     }
 }
 
@@ -340,6 +389,28 @@ mod tests {
             let error = ServerMessage::from_json(text).unwrap_err();
             assert_eq!(error.code(), "invalid_message", "{text}");
         }
+    }
+
+    #[test]
+    fn an_invalid_message_says_which_field_is_wrong() {
+        let detail = |text: &str| match ServerMessage::from_json(text).unwrap_err() {
+            RealtimeError::InvalidMessage { detail } => detail,
+            other => panic!("not invalid_message: {other:?}"),
+        };
+        assert_eq!(
+            detail(r#"{"type":"partial","start":0,"end":1}"#),
+            "partial message: text is missing or not a string"
+        );
+        assert_eq!(
+            detail(r#"{"type":"usage","startedMinutes":1.5,"credits":5}"#),
+            "usage message: startedMinutes is missing or not a whole number"
+        );
+        assert_eq!(detail("[]"), "not a JSON object");
+        assert_eq!(detail("{"), "not JSON");
+        assert_eq!(
+            detail(r#"{"type":null}"#),
+            "type is missing or not a string"
+        );
     }
 
     #[test]

@@ -60,7 +60,7 @@ impl ReconnectBuffer {
     /// Takes every stored frame, oldest first, leaving the buffer empty (the drop count is kept).
     pub fn drain(&mut self) -> Vec<Vec<u8>> {
         self.buffered_samples = 0;
-        self.frames.drain(..).collect()
+        Vec::from(std::mem::take(&mut self.frames))
     }
 
     /// Number of stored frames.

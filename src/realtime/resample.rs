@@ -62,6 +62,35 @@ fn bessel_i0(x: f64) -> f64 {
     sum
 }
 
+/// `sin(PI * x)` for the filter design, without `f64::sin`: on wasm that is compiler-builtins' libm `sin` with its
+/// large-argument reduction (about 7 KB of code). `x` is reduced exactly to `r` in `[-1, 1]` (the period is 2),
+/// then to `|y| <= PI / 4` (`sin(PI r) = cos(PI (1/2 - r))` and symmetry), where the Taylor series of `sin` or
+/// `cos` is summed to its term of degree 20 or 21 (the next is below 1e-21): within a unit or two in the last
+/// place.
+fn sin_pi(x: f64) -> f64 {
+    let r = x - 2.0 * (x * 0.5 + 0.5).floor();
+    let (sign, r) = if r < 0.0 { (-1.0, -r) } else { (1.0, r) };
+    // sin(PI r) = sin(PI (1 - r)) brings r into [0, 1/2].
+    let r = if r > 0.5 { 1.0 - r } else { r };
+    let series = |mut term: f64, y2: f64, first: f64| {
+        let (mut sum, mut k) = (term, first);
+        for _ in 0..10 {
+            term *= -y2 / ((k + 1.0) * (k + 2.0));
+            sum += term;
+            k += 2.0;
+        }
+        sum
+    };
+    let pi = std::f64::consts::PI;
+    sign * if r <= 0.25 {
+        let y = pi * r;
+        series(y, y * y, 1.0)
+    } else {
+        let y = pi * (0.5 - r);
+        series(1.0, y * y, 0.0)
+    }
+}
+
 /// The continuous filter kernel: a Kaiser-windowed sinc in units of input samples.
 struct Kernel {
     /// Cutoff in cycles per input sample (the -6 dB point).
@@ -81,7 +110,7 @@ impl Kernel {
         let sinc = if x.abs() < 1e-12 {
             1.0
         } else {
-            (std::f64::consts::PI * x).sin() / (std::f64::consts::PI * x)
+            sin_pi(x) / (std::f64::consts::PI * x)
         };
         let r = t / self.half_width;
         let window = bessel_i0(self.beta * (1.0 - r * r).max(0.0).sqrt()) / self.i0_beta;

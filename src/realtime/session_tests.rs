@@ -6,7 +6,7 @@ use crate::realtime::options::TranscriberOptions;
 const OPEN: &str = r#"{"type":"open","sessionId":"rts_1","sampleRate":16000}"#;
 
 fn session(options: serde_json::Value, get_url: bool) -> Session {
-    let config = TranscriberOptions::from_json(options)
+    let config = TranscriberOptions::from_json(&options.to_string())
         .unwrap()
         .validate(get_url)
         .unwrap();

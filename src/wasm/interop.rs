@@ -151,6 +151,14 @@ pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
 /// `Err(())` when a data option cannot be read as JSON (a function or a symbol where data is expected, a cycle, a
 /// `BigInt`).
 pub fn plain_options(options: &JsValue, handles: &[&str]) -> Result<serde_json::Value, ()> {
+    serde_json::from_str(&plain_options_text(options, handles)?).map_err(|_| ())
+}
+
+/// [`plain_options`] as JSON text, for a core that reads it without serde (`docauto/realtime`).
+///
+/// # Errors
+/// As [`plain_options`].
+pub fn plain_options_text(options: &JsValue, handles: &[&str]) -> Result<String, ()> {
     let data = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
     for name in handles {
         let _ = Reflect::delete_property(&data, &JsValue::from_str(name));
@@ -170,9 +178,8 @@ pub fn plain_options(options: &JsValue, handles: &[&str]) -> Result<serde_json::
     {
         return Err(());
     }
-    let text = super::platform::json_stringify(&data)
+    super::platform::json_stringify(&data)
         .ok()
         .and_then(|t| t.as_string())
-        .ok_or(())?;
-    serde_json::from_str(&text).map_err(|_| ())
+        .ok_or(())
 }

@@ -5,8 +5,9 @@
 //! arguments, calls the session, and lets the host pump of `session.rs` apply the effects.
 //!
 //! Files: `session.rs` (the host pump: one loop applies the core's effects; socket, timer and capture callbacks
-//! only feed inputs), `capture.rs` (getUserMedia, AudioContext, the AudioWorklet of `worklet.js` from a Blob URL),
-//! `host.rs` (duck-typed WebSocket, events, timers, `RealtimeError` objects).
+//! only feed inputs), `capture.rs` (getUserMedia, AudioContext, the AudioWorklet of `worklet.js` from a Blob URL;
+//! `capture.js` sequences their promises and answers each wait with one callback, so this module has no Rust
+//! futures), `host.rs` (duck-typed WebSocket, events, timers, `RealtimeError` objects).
 //!
 //! Decisions where the spec is silent (written in the core next to each rule, listed here for JS readers):
 //! - the transcriber does not extend `EventTarget` (a wasm-bindgen class cannot) but forwards `addEventListener`,
@@ -83,13 +84,13 @@ impl RealtimeTranscriber {
                 "this runtime has no WebSocket: pass one as the WebSocket option (e.g. the ws package in Node 20)",
             ));
         }
-        let value = interop::plain_options(&options, &HANDLE_OPTIONS).map_err(|()| {
+        let text = interop::plain_options_text(&options, &HANDLE_OPTIONS).map_err(|()| {
             invalid_options(
                 "",
                 "options must be plain data besides getUrl and WebSocket",
             )
         })?;
-        let config = TranscriberOptions::from_json(value)
+        let config = TranscriberOptions::from_json(&text)
             .and_then(|o| o.validate(get_url.is_some()))
             .map_err(|e| host::realtime_error(&e))?;
         let seed = (js_sys::Math::random() * f64::from(u32::MAX)) as u64;

@@ -13,7 +13,6 @@ use std::rc::{Rc, Weak};
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
 
 use super::capture::{self, Capture};
 use super::host::{self, EventTargetLike, SocketLike, Timer};
@@ -21,7 +20,6 @@ use crate::realtime::options::{MicrophoneConstraints, TicketUrl};
 use crate::realtime::protocol::CLOSE_ABNORMAL;
 use crate::realtime::session::{AudioOrigin, CaptureSource, Effect, Event, TimerKind, TIMER_KINDS};
 use crate::realtime::{Session, Usage};
-use crate::wasm::interop;
 
 /// The JS handles given to the constructor.
 pub(super) struct HostHandles {
@@ -304,14 +302,10 @@ impl Host {
                         )
                     })
                     .unwrap_or_default();
-                spawn_local(async move {
-                    for p in releasing {
-                        let _ = JsFuture::from(p).await;
-                    }
-                    for resolve in waiters {
-                        let _ = resolve.call0(&JsValue::UNDEFINED);
-                    }
-                });
+                capture::after_all(
+                    &releasing.into_iter().collect(),
+                    &waiters.into_iter().collect(),
+                );
             }
         }
     }
@@ -373,16 +367,17 @@ impl Host {
     }
 
     fn fetch_url(self: &Rc<Self>) {
-        let get_url = self.get_url.clone();
+        let get_url = self
+            .get_url
+            .as_ref()
+            .map_or(JsValue::UNDEFINED, |f| f.clone().into());
         let host = self.clone();
-        spawn_local(async move {
-            let fetched = match get_url.map(|f| f.call0(&JsValue::UNDEFINED)) {
-                Some(Ok(value)) => interop::settle(value).await.ok(),
-                _ => None,
-            };
-            let url = fetched.and_then(|v| v.as_string());
-            host.input(|s| s.url_fetched(url));
-        });
+        capture::fetch_url(
+            &get_url,
+            Closure::once_into_js(move |url: JsValue| {
+                host.input(|s| s.url_fetched(url.as_string()));
+            }),
+        );
     }
 
     /// Opens the microphone (`constraints`) or captures `stream`, then reports to the session.
@@ -391,48 +386,40 @@ impl Host {
         stream: Option<JsValue>,
         constraints: Option<MicrophoneConstraints>,
     ) {
-        let host = self.clone();
-        spawn_local(async move {
-            let (stream, owned) = match (stream, constraints) {
-                (Some(s), _) => (s, false),
-                (None, Some(c)) => match capture::microphone(&c).await {
-                    Ok(s) => (s, true),
-                    Err(e) => {
-                        host.input(|s| s.capture_failed(e));
-                        return;
-                    }
-                },
-                (None, None) => {
+        let source = match (stream, &constraints) {
+            (Some(s), _) => Ok(s),
+            (None, Some(c)) => Err(c),
+            (None, None) => {
+                let host = self.clone();
+                capture::later(Closure::once_into_js(move || {
                     host.input(|s| s.capture_failed(crate::realtime::RealtimeError::NoAudioDevice));
-                    return;
+                }));
+                return;
+            }
+        };
+        let weak = Rc::downgrade(self);
+        let on_block = move |samples: &[f32], rate: u32| {
+            if let Some(host) = weak.upgrade() {
+                let pushed = host.input(|s| s.push_f32(samples, rate, AudioOrigin::Capture));
+                if let Some(Err(e)) = pushed {
+                    host.emit_error(&e);
                 }
-            };
-            let weak = Rc::downgrade(&host);
-            let on_block = move |samples: &[f32], rate: u32| {
-                if let Some(host) = weak.upgrade() {
-                    let pushed = host.input(|s| s.push_f32(samples, rate, AudioOrigin::Capture));
-                    if let Some(Err(e)) = pushed {
-                        host.emit_error(&e);
-                    }
-                }
-            };
-            let weak = Rc::downgrade(&host);
-            let on_ended = move || {
-                if let Some(host) = weak.upgrade() {
-                    host.input(Session::device_lost);
-                }
-            };
-            match Capture::start(stream.clone(), owned, on_block, on_ended).await {
-                Ok(c) => {
-                    host.handles(|h| h.capture = Some(c));
-                    host.input(Session::capture_started);
-                }
-                Err(e) => {
-                    if owned {
-                        capture::stop_tracks(&stream);
-                    }
-                    host.input(|s| s.capture_failed(e));
-                }
+            }
+        };
+        let weak = Rc::downgrade(self);
+        let on_ended = move || {
+            if let Some(host) = weak.upgrade() {
+                host.input(Session::device_lost);
+            }
+        };
+        let host = self.clone();
+        Capture::open(source, on_block, on_ended, move |opened| match opened {
+            Ok(c) => {
+                host.handles(|h| h.capture = Some(c));
+                host.input(Session::capture_started);
+            }
+            Err(e) => {
+                host.input(|s| s.capture_failed(e));
             }
         });
     }
@@ -444,24 +431,18 @@ impl Host {
     }
 
     fn flush_capture(self: &Rc<Self>) {
-        let port = self
-            .handles(|h| h.capture.as_ref().map(Capture::port))
-            .flatten();
         let host = self.clone();
-        spawn_local(async move {
-            if let Some(port) = port {
-                capture::flush(&port).await;
-            }
+        let done = move || {
             host.input(Session::capture_flushed);
-        });
+        };
+        let handles = self.handles.try_borrow();
+        let capture = handles.as_ref().ok().and_then(|h| h.capture.as_ref());
+        Capture::flush(capture, done);
     }
 
     fn release_capture(&self) {
         if let Some(c) = self.handles(|h| h.capture.take()).flatten() {
-            let released = future_to_promise(async move {
-                c.close().await;
-                Ok(JsValue::UNDEFINED)
-            });
+            let released = c.close();
             self.handles(|h| h.releasing.push(released));
         }
     }
