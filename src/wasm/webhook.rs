@@ -315,7 +315,7 @@ impl WebhookVerifier {
             obj.insert("fetchedAt".into(), age.fetched_at.into());
             obj.insert("staleAt".into(), age.stale_at.into());
         }
-        platform::json_parse(&JsValue::from_str(&doc.to_string())).unwrap_or(JsValue::NULL)
+        interop::value_to_js(&doc)
     }
 
     /// Fetches the key set now (joining a fetch already in progress). No-op for static keys.

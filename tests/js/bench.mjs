@@ -235,19 +235,15 @@ window.batch = async (impl, n) => { const t0 = performance.now(); await loop(r[i
   }
 }
 
-/** Median verifications/s of jose, verify and the bare `crypto.subtle.verify` ceiling over ROUNDS interleaved batches
- * of N (after a warm-up batch each), and the medians of the per-round ratios to jose. */
+/** Median verifications/s of jose, verify, the minimal plain-JS verifier and the bare `crypto.subtle.verify` ceiling
+ * over ROUNDS interleaved batches of N (after a warm-up batch each), and the medians of the per-round ratios to jose. */
 async function compareRounds(batch) {
-  await batch("jose", 500);
-  await batch("verify", 500);
-  await batch("ceiling", 500);
-  const r = { jose: [], verify: [], ceiling: [], verifyRatio: [], ceilingRatio: [] };
+  const impls = ["jose", "verify", "minimal", "ceiling"];
+  for (const impl of impls) await batch(impl, 500);
+  const r = Object.fromEntries(impls.flatMap((i) => [[i, []], [`${i}Ratio`, []]]));
   for (let k = 0; k < ROUNDS; k++) {
-    r.jose.push(await batch("jose", N));
-    r.verify.push(await batch("verify", N));
-    r.ceiling.push(await batch("ceiling", N));
-    r.verifyRatio.push(r.verify[k] / r.jose[k]);
-    r.ceilingRatio.push(r.ceiling[k] / r.jose[k]);
+    for (const impl of impls) r[impl].push(await batch(impl, N));
+    for (const impl of impls) r[`${impl}Ratio`].push(r[impl][k] / r.jose[k]);
   }
   return Object.fromEntries(Object.entries(r).map(([k, xs]) => [k, median(xs)]));
 }
@@ -348,9 +344,11 @@ async function main() {
     `| CPU time per verification (all threads of the process): jose / \`verify\` / \`verifySync\` | ${s.joseCpu.toFixed(1)} / ${s.verifyCpu.toFixed(1)} / ${s.verifySyncCpu.toFixed(1)} us | ${(s.joseCpu / s.verifyCpu).toFixed(2)} / ${(s.joseCpu / s.verifySyncCpu).toFixed(2)} |`,
     `| workerd (miniflare): jose \`jwtVerify\` + WebCrypto SHA-256, same isolate | ${fmt(iw.jose)} verifications/s | 1.00 |`,
     `| workerd (miniflare): docauto \`verify\` (WebCrypto) | ${fmt(iw.verify)} verifications/s | ${iw.verifyRatio.toFixed(2)} |`,
+    `| workerd (miniflare): the same checks in plain JS and nothing else (split, base64url, JSON.parse, \`crypto.subtle.verify\` with the key imported once, WebCrypto SHA-256, envelope-vs-claims) | ${fmt(iw.minimal)} verifications/s | ${iw.minimalRatio.toFixed(2)} |`,
     `| workerd (miniflare): \`crypto.subtle.verify\` alone, inputs prepared before the loop (no parsing, hashing or claims: the ceiling of any WebCrypto verifier) | ${fmt(iw.ceiling)} verifications/s | ${iw.ceilingRatio.toFixed(2)} |`,
     `| Chromium (headless): jose \`jwtVerify\` + WebCrypto SHA-256, same page | ${fmt(ic.jose)} verifications/s | 1.00 |`,
     `| Chromium (headless): docauto \`verify\` (WebCrypto) | ${fmt(ic.verify)} verifications/s | ${ic.verifyRatio.toFixed(2)} |`,
+    `| Chromium (headless): the same checks in plain JS and nothing else | ${fmt(ic.minimal)} verifications/s | ${ic.minimalRatio.toFixed(2)} |`,
     `| Chromium (headless): \`crypto.subtle.verify\` alone, inputs prepared before the loop (the ceiling) | ${fmt(ic.ceiling)} verifications/s | ${ic.ceilingRatio.toFixed(2)} |`,
     ...h.map((x) => `| SHA-256 of a ${kb(x.size)} body (Node): node:crypto \`hash\` / WebCrypto \`digest\` / sha2 in wasm (hash only: the copy into wasm comes on top; used where no node:crypto is handed over) | ${x.node.toFixed(1)} / ${x.subtle.toFixed(1)} / ${x.wasm.toFixed(1)} us | |`),
     `| \`docauto_bg.wasm\` raw | ${kb(z.raw)} | |`,
