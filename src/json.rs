@@ -1,121 +1,548 @@
-//! JSON objects read without a typed `Deserialize`: a derived (typed) reader links serde's "invalid type" messages,
-//! which format floats (about 14 KB of wasm for `core::fmt`'s float printing; 13.5 KB gzip of the webhook module
-//! with the derives these replaced). The visitors here implement every `visit_*` that `serde_json` calls, so none
-//! of serde's default messages is linked, and values are read as `serde_json::Value`, whose reader formats nothing.
+//! The crate's JSON reader, for what the wasm modules read: the realtime service's messages and the transcriber's
+//! options; a webhook token's header and claims, key sets and the verifier's options. It replaces `serde_json`'s
+//! parser there: the parser, its error messages and the float printing they pull in cost about 40 KB of wasm in
+//! `docauto/realtime`. Code that works on `serde_json::Value` gets one through [`parse_value`], without that parser.
+//!
+//! It reads standard JSON (RFC 8259) into [`Json`] and refuses anything else (trailing text, a lone surrogate
+//! escape, control characters in strings, nesting deeper than [`MAX_DEPTH`]). Numbers are `f64`, read exactly when
+//! they have at most 15 significant digits and a decimal exponent within ±22 (every number the protocol sends:
+//! times such as `2.04`, rates, counts); longer ones are rounded to within a few units in the last place.
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde_json::Value;
+/// Deepest nesting of arrays and objects accepted (as `serde_json`'s default recursion limit).
+pub const MAX_DEPTH: usize = 128;
 
-/// The `visit_*` methods, other than `visit_map`, that `serde_json`'s `deserialize_any` calls: each refuses.
-macro_rules! not_an_object {
-    () => {
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_AN_OBJECT))
-        }
-
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_AN_OBJECT))
-        }
-
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_AN_OBJECT))
-        }
-
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_AN_OBJECT))
-        }
-
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_AN_OBJECT))
-        }
-
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Err(E::custom(NOT_AN_OBJECT))
-        }
-
-        fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-            Err(de::Error::custom(NOT_AN_OBJECT))
-        }
-    };
+/// A JSON value. Object members keep their order; [`Json::get`] finds the last member of a name, as
+/// `JSON.parse` does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Json {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number.
+    Number(f64),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<Json>),
+    /// An object, members in order.
+    Object(Vec<(String, Json)>),
 }
 
-/// The members `names` of the JSON object in `bytes` (`None` for each absent one), others skipped unread; `None` when
-/// it is not JSON, not an object, or names one of `names` twice (a last-wins reader and a first-wins reader would
-/// disagree on it). Member names are compared without being copied.
-pub fn members<const N: usize>(bytes: &[u8], names: &[&str; N]) -> Option<[Option<Value>; N]> {
-    let mut found: [Option<Value>; N] = core::array::from_fn(|_| None);
-    read_members(bytes, names, &mut found)?;
+impl Json {
+    /// Parses one JSON text (whitespace around it allowed); `None` when it is not valid JSON.
+    pub fn parse(text: &str) -> Option<Json> {
+        let mut reader = Reader {
+            bytes: text.as_bytes(),
+            at: 0,
+        };
+        let value = reader.value(0)?;
+        reader.skip_space();
+        (reader.at == reader.bytes.len()).then_some(value)
+    }
+
+    /// The member `name` of an object (the last one when repeated); `None` for a missing name or a non-object.
+    pub fn get(&self, name: &str) -> Option<&Json> {
+        match self {
+            Json::Object(members) => members
+                .iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Json::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Json::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// A whole number from 0 to `max` (written `7`, `7.0` or `7e0`); `None` otherwise.
+    pub fn as_whole(&self, max: u64) -> Option<u64> {
+        let n = self.as_f64()?;
+        // `max as f64` rounds up for u64::MAX; the comparison stays correct for the maxima used (u32, 2^53).
+        (n.fract() == 0.0 && n >= 0.0 && n <= max as f64).then_some(n as u64)
+    }
+}
+
+/// The members `names` of the JSON object in `bytes` as `serde_json` values (`None` for each absent one); `None`
+/// when it is not JSON, not an object, or names one of `names` twice (a last-wins reader and a first-wins reader
+/// would disagree on it: a token's header naming `alg` twice is refused, not read either way).
+pub fn members<const N: usize>(
+    bytes: &[u8],
+    names: &[&str; N],
+) -> Option<[Option<serde_json::Value>; N]> {
+    let Json::Object(object) = Json::parse(core::str::from_utf8(bytes).ok()?)? else {
+        return None;
+    };
+    let mut found: [Option<serde_json::Value>; N] = core::array::from_fn(|_| None);
+    for (name, value) in object {
+        if let Some(slot) = names
+            .iter()
+            .position(|n| *n == name)
+            .and_then(|i| found.get_mut(i))
+        {
+            if slot.replace(value.into_value()?).is_some() {
+                return None;
+            }
+        }
+    }
     Some(found)
 }
 
-/// [`members`] without the length in the type, so one copy of the reader serves every caller.
-fn read_members(bytes: &[u8], names: &[&str], found: &mut [Option<Value>]) -> Option<()> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    (&mut de).deserialize_any(Members { names, found }).ok()?;
-    de.end().ok()
+/// The JSON text in `bytes` as a `serde_json::Value`, read by this reader (a repeated member name: the last one,
+/// as `serde_json` and `JSON.parse` do); `None` when it is not JSON or has a number beyond `f64`.
+pub fn parse_value(bytes: &[u8]) -> Option<serde_json::Value> {
+    Json::parse(core::str::from_utf8(bytes).ok()?)?.into_value()
 }
 
-struct Members<'n, 'f> {
-    names: &'n [&'n str],
-    found: &'f mut [Option<Value>],
-}
-
-impl<'de> Visitor<'de> for Members<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(NOT_AN_OBJECT)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<(), A::Error> {
-        while let Some(index) = access.next_key_seed(NameIndex { names: self.names })? {
-            match index.and_then(|i| self.found.get_mut(i)) {
-                Some(slot) => {
-                    if slot.replace(access.next_value::<Value>()?).is_some() {
-                        return Err(de::Error::custom("a member is named twice"));
-                    }
-                }
-                None => {
-                    access.next_value::<IgnoredAny>()?;
+impl Json {
+    /// The value as `serde_json` reads it, but for numbers, read as `JSON.parse` reads them: a whole number within
+    /// 2^53 is an integer however it is written (`1`, `1.0`, `1e0`), other numbers are the nearest `f64` (so is a
+    /// whole number beyond 2^53, which `serde_json` keeps exact); `None` for a number beyond `f64` (which
+    /// `serde_json` refuses as out of range).
+    pub fn into_value(self) -> Option<serde_json::Value> {
+        use serde_json::Value;
+        Some(match self {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(b),
+            // `-0` stays a float, as serde_json reads it.
+            Json::Number(n)
+                if n.fract() == 0.0
+                    && n.abs() <= MAX_EXACT_INTEGER
+                    && !(n == 0.0 && n.is_sign_negative()) =>
+            {
+                if n < 0.0 {
+                    Value::from(n as i64)
+                } else {
+                    Value::from(n as u64)
                 }
             }
+            Json::Number(n) => Value::Number(serde_json::Number::from_f64(n)?),
+            Json::String(s) => Value::String(s),
+            Json::Array(items) => Value::Array(
+                items
+                    .into_iter()
+                    .map(Json::into_value)
+                    .collect::<Option<_>>()?,
+            ),
+            Json::Object(members) => {
+                let mut map = serde_json::Map::new();
+                for (name, value) in members {
+                    map.insert(name, value.into_value()?);
+                }
+                Value::Object(map)
+            }
+        })
+    }
+}
+
+/// 2^53: every whole number up to it is exact in an `f64`.
+const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+
+/// Exact powers of ten as `f64` (10^22 is the largest that is exact).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `mantissa * 10^exponent`: exact (one correctly rounded operation) when the mantissa is below 2^53 and the
+/// exponent within ±22, else through `powi` (a few units in the last place).
+fn decimal(mantissa: u64, exponent: i32) -> f64 {
+    if mantissa == 0 {
+        return 0.0;
+    }
+    let m = mantissa as f64;
+    if mantissa < (1 << 53) {
+        if let Some(p) = POW10.get(exponent.unsigned_abs() as usize) {
+            return if exponent < 0 { m / p } else { m * p };
         }
-        Ok(())
     }
-
-    not_an_object!();
-}
-
-/// Reads a member name as its index in `names` (`None`: another name).
-struct NameIndex<'n> {
-    names: &'n [&'n str],
-}
-
-impl<'de> DeserializeSeed<'de> for NameIndex<'_> {
-    type Value = Option<usize>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
+    let e = exponent.clamp(-400, 400);
+    if e < -300 {
+        // Two steps, so 10^e does not underflow before the product.
+        m * 10f64.powi(e + 300) * 1e-300
+    } else {
+        m * 10f64.powi(e)
     }
 }
 
-impl<'de> Visitor<'de> for NameIndex<'_> {
-    type Value = Option<usize>;
-
-    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
-        Ok(self.names.iter().position(|n| *n == name))
-    }
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
 }
 
-const NOT_AN_OBJECT: &str = "not a JSON object";
+impl Reader<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn skip_space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.at.checked_add(word.len())?;
+        (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Json> {
+        self.skip_space();
+        match self.peek()? {
+            b'n' => self.expect(b"null").map(|()| Json::Null),
+            b't' => self.expect(b"true").map(|()| Json::Bool(true)),
+            b'f' => self.expect(b"false").map(|()| Json::Bool(false)),
+            b'"' => self.string().map(Json::String),
+            b'[' if depth < MAX_DEPTH => self.array(depth + 1),
+            b'{' if depth < MAX_DEPTH => self.object(depth + 1),
+            b'-' | b'0'..=b'9' => self.number().map(Json::Number),
+            _ => None,
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Json> {
+        self.at += 1;
+        let mut items = Vec::new();
+        self.skip_space();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(Json::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            self.skip_space();
+            match self.next()? {
+                b',' => {}
+                b']' => return Some(Json::Array(items)),
+                _ => return None,
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Json> {
+        self.at += 1;
+        // Room for the members of a token's claims or a service message without growing.
+        let mut members = Vec::with_capacity(8);
+        self.skip_space();
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(Json::Object(members));
+        }
+        loop {
+            self.skip_space();
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let name = self.string()?;
+            self.skip_space();
+            if self.next()? != b':' {
+                return None;
+            }
+            members.push((name, self.value(depth)?));
+            self.skip_space();
+            match self.next()? {
+                b',' => {}
+                b'}' => return Some(Json::Object(members)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string, the reader on its opening quote.
+    fn string(&mut self) -> Option<String> {
+        self.at += 1;
+        let mut out = Vec::new();
+        loop {
+            let start = self.at;
+            while !matches!(self.peek()?, b'"' | b'\\' | 0..=0x1f) {
+                self.at += 1;
+            }
+            out.extend_from_slice(self.bytes.get(start..self.at)?);
+            match self.next()? {
+                b'"' => return String::from_utf8(out).ok(),
+                b'\\' => {
+                    let c = match self.next()? {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => self.unicode_escape()?,
+                        _ => return None,
+                    };
+                    let mut buf = [0; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+                _ => return None, // a control character
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let mut n = 0;
+        for _ in 0..4 {
+            n = n * 16 + char::from(self.next()?).to_digit(16)?;
+        }
+        Some(n)
+    }
+
+    /// The character of `\uXXXX` (after the `u`), a surrogate pair read as one character.
+    fn unicode_escape(&mut self) -> Option<char> {
+        let first = self.hex4()?;
+        if (0xD800..0xDC00).contains(&first) {
+            self.expect(b"\\u")?;
+            let second = self.hex4()?;
+            if !(0xDC00..0xE000).contains(&second) {
+                return None;
+            }
+            return char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00));
+        }
+        char::from_u32(first)
+    }
+
+    /// Digits from the reader, accumulated into `mantissa` (at most 19 significant digits); returns how many
+    /// digits were read and how many were dropped.
+    fn digits(&mut self, mantissa: &mut u64) -> (usize, i32) {
+        let (mut read, mut dropped) = (0, 0_i32);
+        while let Some(d @ b'0'..=b'9') = self.peek() {
+            self.at += 1;
+            read += 1;
+            match mantissa
+                .checked_mul(10)
+                .and_then(|m| m.checked_add(u64::from(d - b'0')))
+            {
+                Some(m) => *mantissa = m,
+                None => dropped = dropped.saturating_add(1),
+            }
+        }
+        (read, dropped)
+    }
+
+    fn number(&mut self) -> Option<f64> {
+        let negative = self.peek()? == b'-';
+        if negative {
+            self.at += 1;
+        }
+        let mut mantissa = 0_u64;
+        let leading_zero = self.peek()? == b'0';
+        let (int_digits, int_dropped) = self.digits(&mut mantissa);
+        if int_digits == 0 || (leading_zero && int_digits > 1) {
+            return None;
+        }
+        let mut exponent = int_dropped;
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            let (frac_digits, frac_dropped) = self.digits(&mut mantissa);
+            if frac_digits == 0 {
+                return None;
+            }
+            let kept = i32::try_from(frac_digits).unwrap_or(i32::MAX) - frac_dropped;
+            exponent = exponent.saturating_sub(kept);
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.at += 1;
+            let sign = match self.peek()? {
+                b'-' => {
+                    self.at += 1;
+                    -1
+                }
+                b'+' => {
+                    self.at += 1;
+                    1
+                }
+                _ => 1,
+            };
+            let mut e = 0_u64;
+            let (read, _) = self.digits(&mut e);
+            if read == 0 {
+                return None;
+            }
+            let e = i32::try_from(e.min(100_000)).unwrap_or(100_000);
+            exponent = exponent.saturating_add(sign * e);
+        }
+        let n = decimal(mantissa, exponent);
+        Some(if negative { -n } else { n })
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(text: &str) -> Json {
+        Json::parse(text).unwrap_or_else(|| panic!("did not parse: {text}"))
+    }
+
+    #[test]
+    fn reads_every_kind_of_value_and_keeps_member_order() {
+        let v = parse(
+            r#" {"a": null, "b": true, "c": false, "d": -1.5e1, "e": "x", "f": [1, [], {}], "a": 2} "#,
+        );
+        let Json::Object(members) = &v else {
+            panic!("not an object")
+        };
+        let names: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d", "e", "f", "a"]);
+        assert_eq!(
+            v.get("a"),
+            Some(&Json::Number(2.0)),
+            "the last member wins, as in JSON.parse"
+        );
+        assert_eq!(v.get("b").and_then(Json::as_bool), Some(true));
+        assert_eq!(v.get("d").and_then(Json::as_f64), Some(-15.0));
+        assert_eq!(v.get("e").and_then(Json::as_str), Some("x"));
+        assert_eq!(
+            v.get("f"),
+            Some(&Json::Array(vec![
+                Json::Number(1.0),
+                Json::Array(vec![]),
+                Json::Object(vec![])
+            ]))
+        );
+        assert_eq!(v.get("zz"), None);
+        assert_eq!(parse("[1]").get("a"), None);
+    }
+
+    #[test]
+    fn numbers_read_as_the_nearest_f64() {
+        // Checked against Rust's correctly rounded `str::parse::<f64>`.
+        for text in [
+            "0",
+            "-0",
+            "7",
+            "2.04",
+            "0.1",
+            "1.5",
+            "3.25",
+            "16000",
+            "48000.0",
+            "1e3",
+            "1E+3",
+            "25e-1",
+            "0.000001",
+            "123456789012345",
+            "9007199254740991",
+            "5e-324",
+            "1e400",
+            "-2.5e-3",
+            "1e-22",
+            "4.5e22",
+        ] {
+            let want: f64 = text.parse().unwrap();
+            let got = parse(text).as_f64().unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}: {got} != {want}");
+        }
+        // More than 15 significant digits, or an exponent beyond 22: within a few units in the last place.
+        for text in [
+            "0.30000000000000004",
+            "1.7976931348623157e307",
+            "1e308",
+            "123456789012345678901234567890",
+            "3.14159265358979323846264338327950288",
+            "1e-310",
+        ] {
+            let want: f64 = text.parse().unwrap();
+            let got = parse(text).as_f64().unwrap();
+            assert!(
+                (got - want).abs() <= want.abs() * 1e-15,
+                "{text}: {got} != {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn strings_decode_every_escape() {
+        assert_eq!(
+            parse(r#""a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00 é""#),
+            Json::String("a\"b\\c/d\u{8}\u{c}\n\r\t\u{e9}\u{1F600} é".into())
+        );
+    }
+
+    #[test]
+    fn whole_numbers_are_checked_against_their_bounds() {
+        assert_eq!(parse("7").as_whole(10), Some(7));
+        assert_eq!(parse("7.0").as_whole(10), Some(7));
+        assert_eq!(parse("11").as_whole(10), None);
+        assert_eq!(parse("-1").as_whole(10), None);
+        assert_eq!(parse("1.5").as_whole(10), None);
+        assert_eq!(parse("\"7\"").as_whole(10), None);
+    }
+
+    #[test]
+    fn what_is_not_json_is_refused() {
+        for text in [
+            "",
+            " ",
+            "not json",
+            "{",
+            "}",
+            "[1,]",
+            "[1 2]",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{a:1}",
+            "{\"a\":1}x",
+            "01",
+            "-",
+            "1.",
+            ".5",
+            "1e",
+            "+1",
+            "NaN",
+            "Infinity",
+            "tru",
+            "nul",
+            "'a'",
+            "\"a",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "\"\\ud800\"",
+            "\"\\ud800\\u0041\"",
+            "\"\u{1}\"",
+            "[1]]",
+        ] {
+            assert_eq!(Json::parse(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        let deep = |n: usize| "[".repeat(n) + &"]".repeat(n);
+        assert!(Json::parse(&deep(MAX_DEPTH)).is_some());
+        assert_eq!(Json::parse(&deep(MAX_DEPTH + 1)), None);
+        assert_eq!(Json::parse(&"[".repeat(100_000)), None);
+    }
 
     const NAMES: [&str; 3] = ["a", "d", "z"];
 
@@ -126,8 +553,8 @@ mod tests {
             &NAMES,
         )
         .unwrap();
-        assert_eq!(a, Some(Value::from(1)));
-        assert_eq!(d, Some(Value::from("e\u{e9}")));
+        assert_eq!(a, Some(serde_json::Value::from(1)));
+        assert_eq!(d, Some(serde_json::Value::from("e\u{e9}")));
         assert_eq!(z, None);
     }
 
@@ -162,5 +589,34 @@ mod tests {
             assert!(members(text.as_bytes(), &NAMES).is_none(), "{text:?}");
         }
         assert_eq!(members(b"{}", &NAMES), Some([None, None, None]));
+    }
+
+    #[test]
+    fn values_read_as_serde_json_reads_them() {
+        for text in [
+            r#"{"a":[1,-2,2.5,-0.5,1e21,9007199254740992,"x\u00e9",null,true,false],"b":{"c":{}},"d":[]}"#,
+            r#"{"a":1,"a":2}"#,
+            "0",
+            "-0",
+            "123456789",
+            "[1e22, -1e-22, 0.1]",
+        ] {
+            let ours = parse_value(text.as_bytes());
+            let theirs: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(ours.as_ref(), Some(&theirs), "{text}");
+        }
+        // A whole number is an integer however it is written, as JSON.parse makes no difference (the texts this reads
+        // come from the service or from JSON.stringify, which writes `1`).
+        assert_eq!(parse_value(b"1.0"), Some(serde_json::Value::from(1)));
+        assert_eq!(parse_value(b"1e2"), Some(serde_json::Value::from(100)));
+        // A whole number beyond 2^53 is read as the nearest f64, as JSON.parse reads it (serde_json keeps it exact).
+        assert_eq!(
+            parse_value(b"9007199254740993").and_then(|v| v.as_f64()),
+            Some(9_007_199_254_740_992.0)
+        );
+        // serde_json refuses these as out of range; so does this reader's conversion.
+        assert_eq!(parse_value(b"1e400"), None);
+        assert_eq!(parse_value(b"[-1e999]"), None);
+        assert_eq!(parse_value(b"\xff"), None);
     }
 }

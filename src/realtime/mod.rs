@@ -7,7 +7,7 @@
 //! - [`reconnect_buffer`]: bounded buffer for audio captured during an outage;
 //! - [`pipeline`]: the above chained, with the connection state ([`Pipeline`]);
 //! - [`protocol`]: socket messages and close codes;
-//! - [`json`]: the small JSON reader of the messages and options (no serde in the wasm module);
+//! - messages and options are read by the crate's JSON reader ([`crate::json`]; no serde in the wasm module);
 //! - [`usage`]: credits by the spec's pricing;
 //! - [`backoff`]: reconnect delays and policy;
 //! - [`keepalive`]: the keep-alive interval;
@@ -19,7 +19,6 @@
 pub mod backoff;
 pub mod error;
 pub mod framing;
-pub mod json;
 pub mod keepalive;
 pub mod level;
 pub mod options;

@@ -9,10 +9,10 @@ use super::backoff::{
 };
 use super::error::RealtimeError;
 use super::framing::DEFAULT_FRAME_MS;
-use super::json::Json;
 use super::keepalive::DEFAULT_KEEPALIVE_MS;
 use super::pipeline::PipelineConfig;
 use super::reconnect_buffer::DEFAULT_BUFFER_MS;
+use crate::json::Json;
 
 /// Default session rate, in Hz.
 pub const DEFAULT_SAMPLE_RATE: u32 = 16_000;

@@ -10,7 +10,7 @@
 //! `{"type":"error","code","message"}`.
 //! A message of any other `type` decodes to [`ServerMessage::Unknown`] (the protocol may grow), and unknown fields
 //! are ignored. `start` and `end` are read as seconds of session audio in `f64` (integers decode too). Messages are
-//! read with the core's small JSON reader ([`Json`](super::json::Json)); the serde derives below serve Rust test
+//! read with the core's small JSON reader ([`Json`](crate::json::Json)); the serde derives below serve Rust test
 //! servers and are not linked into the wasm module.
 //!
 //! Close codes: [`CLOSE_NORMAL`] 1000, [`CLOSE_TICKET`] 4401 with reason `ticket_used`, `ticket_invalid` or
@@ -20,7 +20,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::error::RealtimeError;
-use super::json::Json;
+use crate::json::Json;
 
 /// `Number.MAX_SAFE_INTEGER` (2^53 - 1): the largest count read from a message (JS numbers hold it exactly).
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;

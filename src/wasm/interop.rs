@@ -151,7 +151,7 @@ pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
 /// `Err(())` when a data option cannot be read as JSON (a function or a symbol where data is expected, a cycle, a
 /// `BigInt`).
 pub fn plain_options(options: &JsValue, handles: &[&str]) -> Result<serde_json::Value, ()> {
-    serde_json::from_str(&plain_options_text(options, handles)?).map_err(|_| ())
+    crate::json::parse_value(plain_options_text(options, handles)?.as_bytes()).ok_or(())
 }
 
 /// [`plain_options`] as JSON text, for a core that reads it without serde (`docauto/realtime`).

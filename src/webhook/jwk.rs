@@ -157,8 +157,8 @@ impl KeySet {
         if bytes.len() > MAX_JWKS_BYTES {
             return Err(err(ErrorCode::InvalidJwks, "key set document is too large"));
         }
-        let value: Value = serde_json::from_slice(bytes)
-            .map_err(|_| err(ErrorCode::InvalidJwks, "key set is not JSON"))?;
+        let value = crate::json::parse_value(bytes)
+            .ok_or(err(ErrorCode::InvalidJwks, "key set is not JSON"))?;
         Self::from_value(&value)
     }
 

@@ -279,7 +279,7 @@ fn seed_age(jwks: &Value) -> Option<KeysAge> {
     let parsed;
     let doc = match jwks {
         Value::String(text) => {
-            parsed = serde_json::from_str::<Value>(text).ok()?;
+            parsed = crate::json::parse_value(text.as_bytes())?;
             &parsed
         }
         other => other,
