@@ -308,7 +308,7 @@ impl WebhookVerifier {
         let cache = self.inner.cache.borrow();
         let mut doc = match cache.export() {
             Some((keys, _)) => keys.to_value(),
-            None => serde_json::json!({"keys": []}),
+            None => crate::webhook::jwk::key_set_value(Vec::new()),
         };
         // The age travels with the keys, so a seeded verifier keeps exactly the freshness that was left.
         if let (Some((_, Some(age))), Some(obj)) = (cache.export(), doc.as_object_mut()) {
