@@ -131,7 +131,10 @@ export default { async fetch() { return new Response(await (async () => { ${entr
 }
 
 function npmPack() {
-  const out = execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: root + "pkg", timeout: 120_000 });
+  // npm's warnings (stderr) stay out of the report.
+  const out = execFileSync("npm", ["pack", "--dry-run", "--json"], {
+    cwd: root + "pkg", timeout: 120_000, stdio: ["ignore", "pipe", "pipe"],
+  });
   const [info] = JSON.parse(out.toString());
   return { size: info.size, unpacked: info.unpackedSize, files: info.entryCount };
 }
