@@ -45,15 +45,20 @@ pub fn decode_fields<T: DeserializeOwned>(value: Value) -> Result<T, FieldError>
     serde_json::from_value(Value::Object(map)).map_err(|_| FieldError::WrongType(String::new()))
 }
 
-/// The field names a derived `Deserialize` of a struct declares (after renaming), read by asking it to deserialize
-/// from a deserializer that only records them (the trick of the `serde_introspect` crate).
 fn field_names<T: DeserializeOwned>() -> &'static [&'static str] {
-    let mut names: &'static [&'static str] = &[];
+    struct_field_names::<T>().unwrap_or(&[])
+}
+
+/// The field names a derived `Deserialize` of a struct declares (after renaming), read by asking it to deserialize
+/// from a deserializer that only records them (the trick of the `serde_introspect` crate); `None` for a type whose
+/// derive does not read a struct (a struct with a `flatten` field reads a map).
+pub fn struct_field_names<T: DeserializeOwned>() -> Option<&'static [&'static str]> {
+    let mut names: Option<&'static [&'static str]> = None;
     let _ = T::deserialize(Introspect(&mut names));
     names
 }
 
-struct Introspect<'a>(&'a mut &'static [&'static str]);
+struct Introspect<'a>(&'a mut Option<&'static [&'static str]>);
 
 /// The error of [`Introspect`]: carries nothing (its message is never formatted).
 #[derive(Debug)]
@@ -86,7 +91,7 @@ impl<'de> serde::Deserializer<'de> for Introspect<'_> {
         fields: &'static [&'static str],
         _: V,
     ) -> Result<V::Value, Stop> {
-        *self.0 = fields;
+        *self.0 = Some(fields);
         Err(Stop)
     }
 

@@ -94,6 +94,20 @@ pub(crate) fn drive(mut call: Call, replies: Vec<Reply>) -> Trace {
     panic!("the call did not finish");
 }
 
+/// The body a request was sent with, the service answering 202 with a queued run.
+pub(crate) fn sent(spec: RequestSpec) -> String {
+    let trace = run(
+        spec,
+        &CallOptions::default(),
+        vec![Reply::Http(
+            202,
+            vec![],
+            r#"{"id":"exr_1","status":"queued"}"#,
+        )],
+    );
+    trace.requests[0].body.clone().unwrap()
+}
+
 pub(crate) fn run(spec: RequestSpec, options: &CallOptions, replies: Vec<Reply>) -> Trace {
     let call = Call::new(&config(), spec, options, [1u8; 16]).unwrap();
     drive(call, replies)

@@ -5,11 +5,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::{run, Reply};
+use super::sent;
 use crate::client::common::{FileRef, WebhookRef, FILE_REF, WEBHOOK_REF};
 use crate::client::params::{Fields, Kind, Params, Table};
 use crate::client::{
-    actions, agent_runs, configs, files, realtime, runs, verbs, webhooks, CallOptions, RequestSpec,
+    actions, agent_runs, configs, files, realtime, runs, verbs, webhooks, RequestSpec,
 };
 
 /// A value of every field of a table (each list holding one item).
@@ -38,42 +38,7 @@ fn sample_of(kind: Kind) -> Value {
 /// The field names serde's derive hands to `deserialize_struct` (`None` for a struct with a `flatten` field, whose
 /// derive reads a map instead).
 fn struct_fields<T: DeserializeOwned>() -> Option<Vec<&'static str>> {
-    struct Probe(Option<&'static [&'static str]>);
-    #[derive(Debug)]
-    struct Stop;
-    impl std::fmt::Display for Stop {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("stop")
-        }
-    }
-    impl std::error::Error for Stop {}
-    impl serde::de::Error for Stop {
-        fn custom<M: std::fmt::Display>(_: M) -> Self {
-            Stop
-        }
-    }
-    impl<'de> serde::Deserializer<'de> for &mut Probe {
-        type Error = Stop;
-        fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
-            Err(Stop)
-        }
-        fn deserialize_struct<V: serde::de::Visitor<'de>>(
-            self,
-            _: &'static str,
-            fields: &'static [&'static str],
-            _: V,
-        ) -> Result<V::Value, Stop> {
-            self.0 = Some(fields);
-            Err(Stop)
-        }
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
-            unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
-        }
-    }
-    let mut probe = Probe(None);
-    let _ = T::deserialize(&mut probe);
-    probe.0.map(<[_]>::to_vec)
+    crate::options::struct_field_names::<T>().map(<[_]>::to_vec)
 }
 
 fn names(table: &Table) -> Vec<&'static str> {
@@ -232,19 +197,6 @@ fn a_field_of_the_wrong_type_is_invalid_request_at_its_path() {
         ),
         "steps: must be an array"
     );
-}
-
-fn sent(spec: RequestSpec) -> String {
-    let trace = run(
-        spec,
-        &CallOptions::default(),
-        vec![Reply::Http(
-            202,
-            vec![],
-            r#"{"id":"exr_1","status":"queued"}"#,
-        )],
-    );
-    trace.requests[0].body.clone().unwrap()
 }
 
 #[test]
