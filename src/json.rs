@@ -79,9 +79,8 @@ impl Json {
 
     /// A whole number from 0 to `max` (written `7`, `7.0` or `7e0`); `None` otherwise.
     pub fn as_whole(&self, max: u64) -> Option<u64> {
-        let n = self.as_f64()?;
         // `max as f64` rounds up for u64::MAX; the comparison stays correct for the maxima used (u32, 2^53).
-        (n.fract() == 0.0 && n >= 0.0 && n <= max as f64).then_some(n as u64)
+        crate::options::whole_number(self.as_f64()?, 0.0, max as f64)
     }
 }
 

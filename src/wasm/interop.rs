@@ -205,16 +205,13 @@ pub fn value_to_js(value: &serde_json::Value) -> JsValue {
                 let (name, member) = (JsValue::from_str(name), value_to_js(member));
                 if name == "__proto__" {
                     // An own member, as JSON.parse makes it; assigning would set the object's prototype.
-                    let descriptor = js_sys::Object::new();
-                    for (key, value) in [
+                    let descriptor = super::platform::object(&[
                         ("value", member),
                         ("writable", JsValue::TRUE),
                         ("enumerable", JsValue::TRUE),
                         ("configurable", JsValue::TRUE),
-                    ] {
-                        let _ = Reflect::set(&descriptor, &key.into(), &value);
-                    }
-                    js_sys::Object::define_property(&object, &name, &descriptor);
+                    ]);
+                    js_sys::Object::define_property(&object, &name, descriptor.unchecked_ref());
                 } else {
                     let _ = Reflect::set(&object, &name, &member);
                 }

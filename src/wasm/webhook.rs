@@ -687,21 +687,8 @@ impl VerifierState {
         early: Result<Early, JsValue>,
     ) -> Result<JsValue, JsValue> {
         let early = early?;
-        let mut event = JsValue::UNDEFINED;
-        let ids = crate::webhook::check_token_prechecked(
-            key,
-            token,
-            answer,
-            early.prechecked,
-            || early.digest.unwrap_or_else(|| self.digest(body)),
-            || {
-                envelope(body).map(|(e, ids)| {
-                    event = e;
-                    ids
-                })
-            },
-        )
-        .map_err(interop::webhook_error)?;
+        let (ids, event) =
+            self.checked(key, token, answer, body, early.prechecked, early.digest)?;
         self.flag_duplicate_sync(event, &ids, early.window.now)
     }
 
@@ -720,20 +707,35 @@ impl VerifierState {
         body: &Body,
         window: TimeWindow,
     ) -> Result<(EventIds, JsValue), JsValue> {
-        // The envelope reader hands back the parsed event next to the ids the core checks.
+        let prechecked = claims::precheck(token.payload(), window);
+        self.checked(key, token, answer, body, prechecked, None)
+    }
+
+    /// The core's verdicts in its order (signature, claims and clock, body) for claims already read: the body's
+    /// digest is `digest` when it was computed already, else computed here once the claims passed. Returns the ids
+    /// and the event the envelope reader parsed.
+    fn checked(
+        &self,
+        key: &PublicKey,
+        token: &CompactJws<'_>,
+        answer: Option<bool>,
+        body: &Body,
+        prechecked: crate::webhook::Result<claims::Prechecked>,
+        digest: Option<[u8; 32]>,
+    ) -> Result<(EventIds, JsValue), JsValue> {
         let mut event = JsValue::UNDEFINED;
-        let ids = crate::webhook::check_token_hosted(
+        let ids = crate::webhook::check_token_prechecked(
             key,
             token,
             answer,
-            || self.digest(body),
+            prechecked,
+            || digest.unwrap_or_else(|| self.digest(body)),
             || {
                 envelope(body).map(|(e, ids)| {
                     event = e;
                     ids
                 })
             },
-            window,
         )
         .map_err(interop::webhook_error)?;
         Ok((ids, event))
