@@ -77,6 +77,22 @@ impl Json {
         }
     }
 
+    /// The items, if this is an array.
+    pub fn as_array(&self) -> Option<&[Json]> {
+        match self {
+            Json::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The members in order, if this is an object.
+    pub fn as_object(&self) -> Option<&[(String, Json)]> {
+        match self {
+            Json::Object(members) => Some(members),
+            _ => None,
+        }
+    }
+
     /// A whole number from 0 to `max` (written `7`, `7.0` or `7e0`); `None` otherwise.
     pub fn as_whole(&self, max: u64) -> Option<u64> {
         // `max as f64` rounds up for u64::MAX; the comparison stays correct for the maxima used (u32, 2^53).
@@ -84,24 +100,21 @@ impl Json {
     }
 }
 
-/// The members `names` of the JSON object in `bytes` as `serde_json` values (`None` for each absent one); `None`
-/// when it is not JSON, not an object, or names one of `names` twice (a last-wins reader and a first-wins reader
-/// would disagree on it: a token's header naming `alg` twice is refused, not read either way).
-pub fn members<const N: usize>(
-    bytes: &[u8],
-    names: &[&str; N],
-) -> Option<[Option<serde_json::Value>; N]> {
+/// The members `names` of the JSON object in `bytes` (`None` for each absent one); `None` when it is not JSON, not
+/// an object, or names one of `names` twice (a last-wins reader and a first-wins reader would disagree on it: a
+/// token's header naming `alg` twice is refused, not read either way).
+pub fn members<const N: usize>(bytes: &[u8], names: &[&str; N]) -> Option<[Option<Json>; N]> {
     let Json::Object(object) = Json::parse(core::str::from_utf8(bytes).ok()?)? else {
         return None;
     };
-    let mut found: [Option<serde_json::Value>; N] = core::array::from_fn(|_| None);
+    let mut found: [Option<Json>; N] = core::array::from_fn(|_| None);
     for (name, value) in object {
         if let Some(slot) = names
             .iter()
             .position(|n| *n == name)
             .and_then(|i| found.get_mut(i))
         {
-            if slot.replace(value.into_value()?).is_some() {
+            if slot.replace(value).is_some() {
                 return None;
             }
         }
@@ -153,6 +166,27 @@ impl Json {
                 Value::Object(map)
             }
         })
+    }
+}
+
+/// A `serde_json` value as a [`Json`] (for Rust callers and tests that build values with `json!`).
+impl From<&serde_json::Value> for Json {
+    fn from(value: &serde_json::Value) -> Self {
+        use serde_json::Value;
+        match value {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            // `as_f64` is always `Some` without serde_json's `arbitrary_precision` (not enabled here).
+            Value::Number(n) => Json::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Value::String(s) => Json::String(s.clone()),
+            Value::Array(items) => Json::Array(items.iter().map(Json::from).collect()),
+            Value::Object(members) => Json::Object(
+                members
+                    .iter()
+                    .map(|(name, v)| (name.clone(), Json::from(v)))
+                    .collect(),
+            ),
+        }
     }
 }
 
@@ -552,8 +586,8 @@ mod tests {
             &NAMES,
         )
         .unwrap();
-        assert_eq!(a, Some(serde_json::Value::from(1)));
-        assert_eq!(d, Some(serde_json::Value::from("e\u{e9}")));
+        assert_eq!(a, Some(Json::Number(1.0)));
+        assert_eq!(d, Some(Json::String("e\u{e9}".to_owned())));
         assert_eq!(z, None);
     }
 

@@ -7,6 +7,8 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::json::Json;
+
 /// `Number.MAX_SAFE_INTEGER`: the largest whole number a JS number holds exactly.
 pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
@@ -115,13 +117,14 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn admits(self, value: &Value) -> bool {
-        match self {
-            Kind::String => value.is_string(),
-            Kind::Number => value.is_number(),
-            Kind::Bool => value.is_boolean(),
-            Kind::StringOrObject => value.is_string() || value.is_object(),
-        }
+    fn admits(self, value: &Json) -> bool {
+        matches!(
+            (self, value),
+            (Kind::String | Kind::StringOrObject, Json::String(_))
+                | (Kind::Number, Json::Number(_))
+                | (Kind::Bool, Json::Bool(_))
+                | (Kind::StringOrObject, Json::Object(_))
+        )
     }
 }
 
@@ -132,24 +135,22 @@ impl Kind {
 /// # Errors
 /// The first name (in the object's order) that is not in the table, or whose value has the wrong kind;
 /// [`FieldError::NotAnObject`].
-pub fn check_table(value: Value, table: &[(&str, Kind)]) -> Result<Map<String, Value>, FieldError> {
-    let Value::Object(map) = value else {
+pub fn check_table(value: Json, table: &[(&str, Kind)]) -> Result<Json, FieldError> {
+    let Json::Object(members) = value else {
         return Err(FieldError::NotAnObject);
     };
-    let mut out = Map::new();
-    for (name, field) in map {
-        if field.is_null() {
+    let mut out = Vec::with_capacity(members.len());
+    for (name, field) in members {
+        if field == Json::Null {
             continue;
         }
         match table.iter().find(|(known, _)| *known == name) {
             None => return Err(FieldError::Unknown(name)),
             Some((_, kind)) if !kind.admits(&field) => return Err(FieldError::WrongType(name)),
-            Some(_) => {
-                out.insert(name, field);
-            }
+            Some(_) => out.push((name, field)),
         }
     }
-    Ok(out)
+    Ok(Json::Object(out))
 }
 
 /// `value` as a whole number in `min..=max` (finite, no fraction); `None` otherwise.
@@ -202,21 +203,28 @@ mod tests {
             ("n", Kind::Number),
             ("jwks", Kind::StringOrObject),
         ];
-        let ok = check_table(json!({"url": "u", "n": 1, "jwks": {}, "x": null}), &TABLE).unwrap();
-        assert_eq!(ok.len(), 3);
+        let ok = check_table(
+            Json::from(&json!({"url": "u", "n": 1, "jwks": {}, "x": null})),
+            &TABLE,
+        )
+        .unwrap();
+        assert_eq!(ok.as_object().map(<[_]>::len), Some(3));
         assert_eq!(
-            check_table(json!({"y": 1}), &TABLE),
+            check_table(Json::from(&json!({"y": 1})), &TABLE),
             Err(FieldError::Unknown("y".into()))
         );
         assert_eq!(
-            check_table(json!({"n": "1"}), &TABLE),
+            check_table(Json::from(&json!({"n": "1"})), &TABLE),
             Err(FieldError::WrongType("n".into()))
         );
         assert_eq!(
-            check_table(json!({"jwks": 7}), &TABLE),
+            check_table(Json::from(&json!({"jwks": 7})), &TABLE),
             Err(FieldError::WrongType("jwks".into()))
         );
-        assert_eq!(check_table(json!(1), &TABLE), Err(FieldError::NotAnObject));
+        assert_eq!(
+            check_table(Json::from(&json!(1)), &TABLE),
+            Err(FieldError::NotAnObject)
+        );
     }
 
     #[test]

@@ -233,7 +233,7 @@ impl HostCrypto {
         let options = match cached {
             Some(options) => options,
             None => {
-                let jwk = super::interop::value_to_js(&key.to_jwk());
+                let jwk = super::interop::json_to_js(&key.to_jwk());
                 let spec = platform::object(&[("key", jwk), ("format", "jwk".into())]);
                 let key_object = node.create_public_key(&spec).ok()?;
                 let options =
@@ -264,7 +264,7 @@ impl HostCrypto {
         let crypto_key = match cached {
             Some(crypto_key) => crypto_key,
             None => {
-                let jwk = super::interop::value_to_js(&key.to_jwk());
+                let jwk = super::interop::json_to_js(&key.to_jwk());
                 let usages = js_sys::Array::of1(&"verify".into());
                 let imported = subtle
                     .import_key("jwk", &jwk, &self.import_params, false, &usages)

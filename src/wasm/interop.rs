@@ -6,6 +6,7 @@ use js_sys::{ArrayBuffer, Function, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::json::Json;
 use crate::webhook::{ErrorCode, WebhookError};
 
 #[wasm_bindgen(module = "/src/wasm/errors.js")]
@@ -154,6 +155,14 @@ pub fn plain_options(options: &JsValue, handles: &[&str]) -> Result<serde_json::
     crate::json::parse_value(plain_options_text(options, handles)?.as_bytes()).ok_or(())
 }
 
+/// [`plain_options`] read by the crate's own JSON reader (`docauto/webhooks`, which links no `serde_json::Value`).
+///
+/// # Errors
+/// As [`plain_options`].
+pub fn plain_options_json(options: &JsValue, handles: &[&str]) -> Result<crate::json::Json, ()> {
+    crate::json::Json::parse(&plain_options_text(options, handles)?).ok_or(())
+}
+
 /// [`plain_options`] as JSON text, for a core that reads it without serde (`docauto/realtime`).
 ///
 /// # Errors
@@ -187,22 +196,21 @@ pub fn plain_options_text(options: &JsValue, handles: &[&str]) -> Result<String,
 /// A JSON value as the JS value `JSON.parse` would give, built member by member: no JSON text is written, so the
 /// serializer (and its float printing) stays out of the modules that only hand data out (the webhook verifier's
 /// keys: 5 KB gzip of `docauto/webhooks`).
-pub fn value_to_js(value: &serde_json::Value) -> JsValue {
-    use serde_json::Value;
+pub fn json_to_js(value: &Json) -> JsValue {
     match value {
-        Value::Null => JsValue::NULL,
-        Value::Bool(b) => JsValue::from_bool(*b),
-        Value::Number(n) => n.as_f64().map_or(JsValue::NULL, JsValue::from_f64),
-        Value::String(s) => JsValue::from_str(s),
-        Value::Array(items) => items
+        Json::Null => JsValue::NULL,
+        Json::Bool(b) => JsValue::from_bool(*b),
+        Json::Number(n) => JsValue::from_f64(*n),
+        Json::String(s) => JsValue::from_str(s),
+        Json::Array(items) => items
             .iter()
-            .map(value_to_js)
+            .map(json_to_js)
             .collect::<js_sys::Array>()
             .into(),
-        Value::Object(members) => {
+        Json::Object(members) => {
             let object = js_sys::Object::new();
             for (name, member) in members {
-                let (name, member) = (JsValue::from_str(name), value_to_js(member));
+                let (name, member) = (JsValue::from_str(name), json_to_js(member));
                 if name == "__proto__" {
                     // An own member, as JSON.parse makes it; assigning would set the object's prototype.
                     let descriptor = super::platform::object(&[
@@ -234,11 +242,9 @@ mod tests {
 
     #[wasm_bindgen_test]
     fn a_json_value_becomes_what_json_parse_makes_of_its_text() {
-        // Names in serde_json's (sorted) order, so both sides list them alike.
         let text =
             r#"{"__proto__":{"x":1},"a":[1,2.5,-0.001,"b\u00e9",null,true,false],"c":{},"d":[]}"#;
-        let value: serde_json::Value = serde_json::from_str(text).unwrap();
-        let built = value_to_js(&value);
+        let built = json_to_js(&Json::parse(text).unwrap());
         let parsed = crate::wasm::platform::json_parse(&JsValue::from_str(text)).unwrap();
         assert_eq!(stringify(&built), stringify(&parsed));
         // `__proto__` is an own member, as JSON.parse makes it: the prototype is still Object.prototype.

@@ -2,6 +2,8 @@
 //! host crypto (`node:crypto`, WebCrypto or p256 in wasm: see [`super::host_crypto`]), encode the event.
 
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect, Uint8Array};
@@ -12,6 +14,7 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::host_crypto::{Call, HostCrypto};
 use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike};
+use crate::json::Json;
 use crate::webhook::body_limit;
 use crate::webhook::claims::EnvelopeIds;
 use crate::webhook::dedupe::{self, Claim, MemoryDedupe};
@@ -107,7 +110,7 @@ impl WebhookVerifier {
         } else {
             &options::HANDLES
         };
-        let data = interop::plain_options(&options, handles).map_err(|()| {
+        let data = interop::plain_options_json(&options, handles).map_err(|()| {
             invalid_options("options must be plain data besides fetch, dedupe and now")
         })?;
         let config = VerifierOptions::from_json(data)
@@ -218,7 +221,7 @@ impl WebhookVerifier {
         }
         drop(token);
         let inner = self.inner.clone();
-        future_to_promise(async move { inner.verify(body, header).await })
+        promise(async move { inner.verify(body, header).await })
     }
 
     /// Verifies a Fetch API `Request`: reads its raw bytes and its `x-svc-signature` header.
@@ -228,7 +231,7 @@ impl WebhookVerifier {
         #[wasm_bindgen(unchecked_param_type = "Request")] request: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        promise(async move {
             if !request.is_object() {
                 return Err(interop::webhook_failure(
                     ErrorCode::InvalidInput,
@@ -311,18 +314,18 @@ impl WebhookVerifier {
             None => crate::webhook::jwk::key_set_value(Vec::new()),
         };
         // The age travels with the keys, so a seeded verifier keeps exactly the freshness that was left.
-        if let (Some((_, Some(age))), Some(obj)) = (cache.export(), doc.as_object_mut()) {
-            obj.insert("fetchedAt".into(), age.fetched_at.into());
-            obj.insert("staleAt".into(), age.stale_at.into());
+        if let (Some((_, Some(age))), Json::Object(members)) = (cache.export(), &mut doc) {
+            members.push(("fetchedAt".into(), Json::Number(age.fetched_at)));
+            members.push(("staleAt".into(), Json::Number(age.stale_at)));
         }
-        interop::value_to_js(&doc)
+        interop::json_to_js(&doc)
     }
 
     /// Fetches the key set now (joining a fetch already in progress). No-op for static keys.
     #[wasm_bindgen(js_name = refreshKeys, unchecked_return_type = "Promise<void>")]
     pub fn refresh_keys(&self) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        promise(async move {
             if inner.cache.borrow().can_refresh() {
                 inner.refresh().await?;
             }
@@ -339,7 +342,7 @@ impl WebhookVerifier {
         event_or_id: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        promise(async move {
             let id = event_id_of(&event_or_id, "markProcessed takes an event or its eventId")?;
             match &inner.dedupe {
                 Dedupe::Off => {
@@ -366,7 +369,7 @@ impl WebhookVerifier {
         event_or_id: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        promise(async move {
             let id = event_id_of(&event_or_id, "releaseClaim takes an event or its eventId")?;
             match &inner.dedupe {
                 Dedupe::Off => return Err(invalid_options("releaseClaim needs the dedupe option")),
@@ -380,6 +383,14 @@ impl WebhookVerifier {
             Ok(JsValue::UNDEFINED)
         })
     }
+}
+
+/// Runs an async method: every one is boxed as the same `dyn Future`, so `future_to_promise`'s task machinery is
+/// linked once rather than once per method (-N B gzip of `docauto/webhooks`). A task whose outcome is of no
+/// interest (cancelling a stream, giving back a late claim) drops the promise: it always resolves.
+fn promise(work: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    let work: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>> = Box::pin(work);
+    future_to_promise(work)
 }
 
 fn clock_now(clock: &Clock) -> Result<f64, JsValue> {
@@ -598,9 +609,10 @@ async fn read_capped(
                 if let Ok(p) = cancel.call0(&reader) {
                     if p.is_object() {
                         let p: Promise = p.unchecked_into();
-                        wasm_bindgen_futures::spawn_local(async move {
+                        drop(promise(async move {
                             let _ = JsFuture::from(p).await;
-                        });
+                            Ok(JsValue::UNDEFINED)
+                        }));
                     }
                 }
             }
@@ -965,7 +977,7 @@ impl VerifierState {
                 if is_thenable(&won) {
                     // Too late to wait: give a claim this call may have won back, so the event is not blocked.
                     let (store, id) = (store.clone(), event_id.to_owned());
-                    wasm_bindgen_futures::spawn_local(async move {
+                    drop(promise(async move {
                         let answer = interop::settle(won).await.ok();
                         let answer = answer.map(|w| {
                             Claim::from_store_answer(w.as_string().as_deref(), w.is_truthy())
@@ -977,7 +989,8 @@ impl VerifierState {
                                 }
                             }
                         }
-                    });
+                        Ok(JsValue::UNDEFINED)
+                    }));
                     return Err(invalid_options(
                         "verifySync needs a dedupe store whose claim() is synchronous",
                     ));

@@ -10,6 +10,7 @@ use subtle::ConstantTimeEq;
 
 use super::base64url;
 use super::error::{err, ErrorCode, Result, WebhookError};
+use crate::json::Json;
 
 /// The constant issuer of this API's webhook tokens.
 pub const ISSUER: &str = "svc-process";
@@ -39,19 +40,19 @@ pub struct EventIds {
 
 /// The claims this API defines, as read (each absent or any JSON value until checked).
 struct RawClaims {
-    iss: Option<serde_json::Value>,
-    processing_id: Option<serde_json::Value>,
-    event_id: Option<serde_json::Value>,
-    event_type: Option<serde_json::Value>,
-    body_sha256: Option<serde_json::Value>,
-    iat: Option<serde_json::Value>,
-    exp: Option<serde_json::Value>,
-    nbf: Option<serde_json::Value>,
+    iss: Option<Json>,
+    processing_id: Option<Json>,
+    event_id: Option<Json>,
+    event_type: Option<Json>,
+    body_sha256: Option<Json>,
+    iat: Option<Json>,
+    exp: Option<Json>,
+    nbf: Option<Json>,
 }
 
-fn text(value: Option<serde_json::Value>) -> Result<String> {
+fn text(value: Option<Json>) -> Result<String> {
     match value {
-        Some(serde_json::Value::String(s)) => Ok(s),
+        Some(Json::String(s)) => Ok(s),
         _ => Err(err(
             ErrorCode::MissingClaim,
             "a required claim is absent or not a string",
@@ -59,10 +60,10 @@ fn text(value: Option<serde_json::Value>) -> Result<String> {
     }
 }
 
-fn number(value: &Option<serde_json::Value>) -> Result<f64> {
+fn number(value: &Option<Json>) -> Result<f64> {
     value
         .as_ref()
-        .and_then(serde_json::Value::as_f64)
+        .and_then(Json::as_f64)
         .filter(|n| n.is_finite())
         .ok_or(err(
             ErrorCode::MissingClaim,

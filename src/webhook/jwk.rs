@@ -6,10 +6,10 @@
 //! point on the curve. Two keys sharing one `kid` are both dropped: a token naming that `kid` is ambiguous, and exactly
 //! one key must match.
 
+use crate::json::Json;
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
 use p256::EncodedPoint;
-use serde_json::Value;
 
 use super::base64url;
 use super::error::{err, ErrorCode, Result};
@@ -39,9 +39,9 @@ impl core::fmt::Debug for PublicKey {
 
 impl PublicKey {
     /// Builds a key from a JWK object; `None` when the JWK is not a usable ES256 verification key.
-    pub fn from_jwk(jwk: &Value) -> Option<Self> {
-        let obj = jwk.as_object()?;
-        let text = |name: &str| obj.get(name).and_then(Value::as_str);
+    pub fn from_jwk(jwk: &Json) -> Option<Self> {
+        let obj = jwk.as_object().map(|_| jwk)?;
+        let text = |name: &str| obj.get(name).and_then(Json::as_str);
         if text("kty")? != "EC" || text("crv")? != "P-256" {
             return None;
         }
@@ -85,9 +85,7 @@ impl PublicKey {
     }
 
     /// The public JWK, normalized to the members this crate uses (never private members).
-    pub fn to_jwk(&self) -> Value {
-        // Built member by member: `json!` with a variable goes through `to_value(..).unwrap()`, which links the
-        // serializer and a Debug-printing panic (3 KB gzip of `docauto/webhooks`).
+    pub fn to_jwk(&self) -> Json {
         let members = [
             ("kty", "EC"),
             ("crv", "P-256"),
@@ -97,10 +95,10 @@ impl PublicKey {
             ("alg", ALGORITHM),
             ("use", "sig"),
         ];
-        Value::Object(
+        Json::Object(
             members
                 .into_iter()
-                .map(|(name, value)| (name.to_owned(), Value::from(value)))
+                .map(|(name, value)| (name.to_owned(), Json::String(value.to_owned())))
                 .collect(),
         )
     }
@@ -173,7 +171,9 @@ impl KeySet {
         if bytes.len() > MAX_JWKS_BYTES {
             return Err(err(ErrorCode::InvalidJwks, "key set document is too large"));
         }
-        let value = crate::json::parse_value(bytes)
+        let value = core::str::from_utf8(bytes)
+            .ok()
+            .and_then(Json::parse)
             .ok_or(err(ErrorCode::InvalidJwks, "key set is not JSON"))?;
         Self::from_value(&value)
     }
@@ -182,10 +182,10 @@ impl KeySet {
     ///
     /// # Errors
     /// `invalid_jwks` when the value has no `keys` array.
-    pub fn from_value(value: &Value) -> Result<Self> {
+    pub fn from_value(value: &Json) -> Result<Self> {
         let list = value
             .get("keys")
-            .and_then(Value::as_array)
+            .and_then(Json::as_array)
             .ok_or(err(ErrorCode::InvalidJwks, "key set has no keys array"))?;
         let parsed: Vec<PublicKey> = list.iter().filter_map(PublicKey::from_jwk).collect();
         let mut keys: Vec<PublicKey> = Vec::new();
@@ -219,24 +219,20 @@ impl KeySet {
     }
 
     /// The held keys as a JWKS document, public members only.
-    pub fn to_value(&self) -> Value {
+    pub fn to_value(&self) -> Json {
         key_set_value(self.keys.iter().map(PublicKey::to_jwk).collect())
     }
 }
 
 /// A JWKS document `{"keys": [...]}` of these keys.
-pub fn key_set_value(keys: Vec<Value>) -> Value {
-    Value::Object(
-        [("keys".to_owned(), Value::Array(keys))]
-            .into_iter()
-            .collect(),
-    )
+pub fn key_set_value(keys: Vec<Json>) -> Json {
+    Json::Object(vec![("keys".to_owned(), Json::Array(keys))])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     // RFC 7515 appendix A.3.1: the ES256 example key (public part).
     const RFC_X: &str = "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU";
@@ -257,7 +253,7 @@ mod tests {
     }
 
     fn usable(extra: Value) -> bool {
-        PublicKey::from_jwk(&jwk(extra)).is_some()
+        PublicKey::from_jwk(&Json::from(&jwk(extra))).is_some()
     }
 
     #[test]
@@ -290,7 +286,10 @@ mod tests {
 
     #[test]
     fn duplicate_kids_are_both_dropped() {
-        let set = KeySet::from_value(&json!({"keys": [jwk(json!({})), jwk(json!({}))]})).unwrap();
+        let set = KeySet::from_value(&Json::from(
+            &json!({"keys": [jwk(json!({})), jwk(json!({}))]}),
+        ))
+        .unwrap();
         assert!(set.is_empty());
         assert!(set.get("k1").is_none());
     }
@@ -312,10 +311,14 @@ mod tests {
 
     #[test]
     fn export_holds_public_members_only() {
-        let set = KeySet::from_value(&json!({"keys": [jwk(json!({"d": "secret-ish"}))]})).unwrap();
+        let set = KeySet::from_value(&Json::from(
+            &json!({"keys": [jwk(json!({"d": "secret-ish"}))]}),
+        ))
+        .unwrap();
         let out = set.to_value();
-        assert_eq!(out["keys"][0]["kid"], "k1");
-        assert!(out["keys"][0].get("d").is_none());
+        let first = &out.get("keys").and_then(Json::as_array).unwrap()[0];
+        assert_eq!(first.get("kid").and_then(Json::as_str), Some("k1"));
+        assert!(first.get("d").is_none());
         let again = KeySet::from_value(&out).unwrap();
         assert_eq!(again.len(), 1);
     }

