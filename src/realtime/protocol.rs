@@ -25,6 +25,16 @@ use crate::json::Json;
 /// `Number.MAX_SAFE_INTEGER` (2^53 - 1): the largest count read from a message (JS numbers hold it exactly).
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
+/// Largest text message read, in bytes of UTF-8. The spec does not bound the service's messages; a transcript
+/// message of a few seconds of speech is far below this. A longer one is not parsed (its JSON tree would take
+/// several times its size in wasm memory): it is reported as `invalid_message` and the session goes on.
+pub const MAX_MESSAGE_BYTES: usize = 256 * 1024;
+
+/// The error of a message longer than [`MAX_MESSAGE_BYTES`].
+pub fn message_too_large() -> RealtimeError {
+    invalid("message is larger than 256 KiB (not read)")
+}
+
 /// Close code of a normal close (after `stop`).
 pub const CLOSE_NORMAL: u16 = 1000;
 /// Close code a host reports when the socket ended without a close frame (network drop, refused connection).
@@ -157,10 +167,13 @@ impl ServerMessage {
     /// Decodes one text message (with the core's small JSON reader, [`Json`]: no serde in the wasm module).
     ///
     /// # Errors
-    /// `invalid_message` when the text is not a JSON object with a string `type`, or a known type lacks a
+    /// `invalid_message` when the text is longer than [`MAX_MESSAGE_BYTES`], is not a JSON object with a string `type`, or a known type lacks a
     /// field or has one of the wrong type (counts must be whole numbers from 0). Unknown types and unknown fields
     /// are not errors.
     pub fn from_json(message: &str) -> Result<Self, RealtimeError> {
+        if message.len() > MAX_MESSAGE_BYTES {
+            return Err(message_too_large());
+        }
         let m = Json::parse(message).ok_or_else(|| invalid("not JSON"))?;
         if !matches!(m, Json::Object(_)) {
             return Err(invalid("not a JSON object"));

@@ -43,7 +43,7 @@ use super::options::{
 };
 use super::pipeline::Pipeline;
 use super::protocol::{
-    close_error, ClientMessage, ErrorMessage, OpenMessage, ServerMessage, TranscriptMessage,
+    self, close_error, ClientMessage, ErrorMessage, OpenMessage, ServerMessage, TranscriptMessage,
     CLOSE_ABNORMAL, CLOSE_NORMAL,
 };
 use super::usage::Usage;
@@ -671,6 +671,21 @@ impl Session {
 
     /// A text message arrived on `socket`.
     pub fn text_received(&mut self, socket: u32, text: &str) {
+        self.message_received(socket, || ServerMessage::from_json(text));
+    }
+
+    /// A text message longer than [`protocol::MAX_MESSAGE_BYTES`] arrived on `socket`, and the host did not read
+    /// it (a JS string of more UTF-16 units than that is at least as many bytes): reported as for
+    /// [`Session::text_received`].
+    pub fn oversized_text_received(&mut self, socket: u32) {
+        self.message_received(socket, || Err(protocol::message_too_large()));
+    }
+
+    fn message_received(
+        &mut self,
+        socket: u32,
+        decode: impl FnOnce() -> Result<ServerMessage, RealtimeError>,
+    ) {
         if !self.current(socket) {
             return;
         }
@@ -678,7 +693,7 @@ impl Session {
             self.audio_since_message = false;
             self.arm_silence();
         }
-        match ServerMessage::from_json(text) {
+        match decode() {
             Ok(ServerMessage::Open(m)) => self.on_open(&m),
             Ok(ServerMessage::Partial(m)) => {
                 let t = self.transcript(m);

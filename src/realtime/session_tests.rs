@@ -181,6 +181,37 @@ fn server_messages_become_events_and_usage_replaces_the_estimate() {
 }
 
 #[test]
+fn a_message_over_the_size_limit_is_not_read_and_the_session_goes_on() {
+    use crate::realtime::protocol::MAX_MESSAGE_BYTES;
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    let id = opened(&mut s);
+    // A valid partial of exactly the limit is read; one byte more is refused unread, as is one the host measured.
+    let at_limit = |extra: usize| {
+        let partial =
+            |text: &str| format!(r#"{{"type":"partial","text":"{text}","start":0,"end":1}}"#);
+        let text = "a".repeat(MAX_MESSAGE_BYTES - partial("").len() + extra);
+        let message = partial(&text);
+        assert_eq!(message.len(), MAX_MESSAGE_BYTES + extra);
+        message
+    };
+    s.text_received(id, &at_limit(0));
+    s.text_received(id, &at_limit(1));
+    s.oversized_text_received(id);
+    s.text_received(id, &transcript("final", 0.0, 3.5));
+    let fx = drain(&mut s);
+    let ev = events(&fx);
+    assert!(matches!(ev[0], Event::Partial(t) if t.text.len() > 200_000));
+    for e in &ev[1..3] {
+        assert!(
+            matches!(e, Event::Error(e) if e.code() == "invalid_message" && e.to_string().contains("256 KiB")),
+            "{e:?}"
+        );
+    }
+    assert!(matches!(ev[3], Event::Final(t) if t.end == 3.5));
+    assert_eq!(s.phase(), Phase::Open);
+}
+
+#[test]
 fn events_of_an_abandoned_socket_are_ignored() {
     let mut s = session(
         serde_json::json!({"url": "ws://x", "reconnectDelayMs": 1}),

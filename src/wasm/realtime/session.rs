@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 use super::capture::{self, Capture};
 use super::host::{self, EventTargetLike, SocketLike, Timer};
 use crate::realtime::options::{MicrophoneConstraints, TicketUrl};
-use crate::realtime::protocol::CLOSE_ABNORMAL;
+use crate::realtime::protocol::{CLOSE_ABNORMAL, MAX_MESSAGE_BYTES};
 use crate::realtime::session::{AudioOrigin, CaptureSource, Effect, Event, TimerKind, TIMER_KINDS};
 use crate::realtime::{Session, Usage};
 
@@ -339,7 +339,15 @@ impl Host {
         let _ = socket.set_binary_type("arraybuffer");
         let weak = Rc::downgrade(self);
         let on_message = handler(&weak, move |host, event| {
-            if let Some(text) = event_field(&event, "data").as_string() {
+            let data = event_field(&event, "data");
+            // A string of n UTF-16 units is at least n bytes of UTF-8: one longer than the core's limit is refused
+            // without being copied into wasm memory.
+            let units = data
+                .dyn_ref::<js_sys::JsString>()
+                .map(js_sys::JsString::length);
+            if units.is_some_and(|n| n as usize > MAX_MESSAGE_BYTES) {
+                host.input(|s| s.oversized_text_received(id));
+            } else if let Some(text) = data.as_string() {
                 host.input(|s| s.text_received(id, &text));
             }
         });

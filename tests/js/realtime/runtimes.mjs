@@ -5,7 +5,9 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import assert from "node:assert/strict";
-import { ROOT, startEmulator, createSession, runner } from "./harness.mjs";
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { ROOT, startEmulator, createSession, runner, sdkLocation } from "./harness.mjs";
 
 const bin = (b) => join(ROOT, "node_modules", ".bin", b);
 const script = join(ROOT, "tests", "js", "realtime", "send-tone.mjs");
@@ -41,5 +43,46 @@ for (const [name, cmd, pre] of RUNTIMES) {
     if (name !== "node") assert.equal(got.injected, false, `${name} should use its global WebSocket`);
   });
 }
+// A scripted server (not the emulator): a text message past the 256 KiB limit is refused unread with
+// `invalid_message`, and the session goes on (the final after it arrives).
+await r.test("node_a_message_over_256_KiB_is_refused_unread_and_the_session_goes_on", async () => {
+  const { WebSocketServer, WebSocket } = await import("ws");
+  const server = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+  await new Promise((resolve) => server.once("listening", resolve));
+  server.on("connection", (socket) => {
+    socket.send(JSON.stringify({ type: "open", sessionId: "rts_1", sampleRate: 16000 }));
+    socket.send(JSON.stringify({ type: "partial", text: "a".repeat(300 * 1024), start: 0, end: 1 }));
+    socket.send(JSON.stringify({ type: "final", text: "after", start: 0, end: 2 }));
+    socket.on("message", (data, binary) => {
+      if (!binary && JSON.parse(String(data)).type === "stop") socket.close(1000);
+    });
+  });
+  const loc = sdkLocation("node");
+  const sdk = await import(pathToFileURL(join(loc.dir, loc.entry)).href);
+  if (loc.glue) sdk.initSync({ module: readFileSync(join(loc.dir, "docauto_bg.wasm")) });
+  const { RealtimeTranscriber } = sdk;
+  const url = `ws://127.0.0.1:${server.address().port}/s`;
+  const t = new RealtimeTranscriber({ url, WebSocket });
+  const events = [];
+  let sawFinal;
+  const final = new Promise((resolve) => (sawFinal = resolve));
+  for (const k of ["partial", "final", "error"]) {
+    t.addEventListener(k, (e) => {
+      events.push({ type: k, code: e.detail?.code, length: e.detail?.text?.length });
+      if (k === "final") sawFinal();
+    });
+  }
+  try {
+    await t.start({ microphone: false });
+    await final;
+    await t.stop();
+  } finally {
+    server.close();
+  }
+  assert.deepEqual(events, [
+    { type: "error", code: "invalid_message", length: undefined },
+    { type: "final", code: undefined, length: 5 },
+  ]);
+});
 await emulator.stop();
 process.exitCode = r.summary("realtime runtimes") ? 0 : 1;
