@@ -32,10 +32,7 @@ pub enum Json {
 impl Json {
     /// Parses one JSON text (whitespace around it allowed); `None` when it is not valid JSON.
     pub fn parse(text: &str) -> Option<Json> {
-        let mut reader = Reader {
-            bytes: text.as_bytes(),
-            at: 0,
-        };
+        let mut reader = Reader::<false>::new(text);
         let value = reader.value(0)?;
         reader.skip_space();
         (reader.at == reader.bytes.len()).then_some(value)
@@ -115,6 +112,161 @@ pub fn parse_value(bytes: &[u8]) -> Option<serde_json::Value> {
     Json::parse(core::str::from_utf8(bytes).ok()?)?.into_value()
 }
 
+/// [`Json::parse`] for what the API client reads (response bodies, the caller's params): every number is the
+/// nearest `f64`, as `JSON.parse` reads it, however many digits it has (where [`Json::parse`] is exact only up to
+/// 15 significant digits and exponents within ±22), and the text of every number comes with it, in the order of
+/// the document (a body written back keeps the caller's own digits: [`write_number`]).
+pub fn parse_exact(text: &str) -> Option<(Json, Vec<&str>)> {
+    let mut reader = Reader::<true>::new(text);
+    let value = reader.value(0)?;
+    reader.skip_space();
+    if reader.at != reader.bytes.len() {
+        return None;
+    }
+    let numbers = reader
+        .numbers
+        .iter()
+        .map(|&(from, to)| text.get(from..to))
+        .collect::<Option<_>>()?;
+    Some((value, numbers))
+}
+
+/// [`parse_value`] with numbers read by [`parse_exact`]; `None` when the text is not JSON or has a number beyond
+/// `f64`.
+pub fn parse_value_exact(text: &str) -> Option<serde_json::Value> {
+    parse_exact(text)?.0.into_value()
+}
+
+/// `value` as compact JSON text, as `serde_json::to_string` writes it (object members in the map's order, the same
+/// escapes), except for a number that is not a whole number within 2^53: see [`write_number`].
+pub fn to_text(value: &serde_json::Value) -> String {
+    let mut out = String::with_capacity(64);
+    write_value(&mut out, value);
+    out
+}
+
+/// Appends `value` as compact JSON text ([`to_text`]).
+pub fn write_value(out: &mut String, value: &serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(out, n),
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(members) => {
+            out.push('{');
+            for (i, (name, member)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, name);
+                out.push(':');
+                write_value(out, member);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Appends a JSON string, escaped as `serde_json` escapes it: `"`, `\\` and control characters (`\n`, `\r`,
+/// `\t`, `\b`, `\f`, else `\u00XX`); everything else as it is.
+pub fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    let mut rest = s;
+    while let Some(at) = rest.find(|c: char| c == '"' || c == '\\' || c < ' ') {
+        let (plain, tail) = rest.split_at(at);
+        out.push_str(plain);
+        let mut chars = tail.chars();
+        match chars.next() {
+            Some('"') => out.push_str("\\\""),
+            Some('\\') => out.push_str("\\\\"),
+            Some('\n') => out.push_str("\\n"),
+            Some('\r') => out.push_str("\\r"),
+            Some('\t') => out.push_str("\\t"),
+            Some('\u{8}') => out.push_str("\\b"),
+            Some('\u{c}') => out.push_str("\\f"),
+            Some(c) => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let c = c as usize;
+                out.push_str("\\u00");
+                out.push(char::from(HEX.get(c >> 4).copied().unwrap_or(b'0')));
+                out.push(char::from(HEX.get(c & 15).copied().unwrap_or(b'0')));
+            }
+            None => {}
+        }
+        rest = chars.as_str();
+    }
+    out.push_str(rest);
+    out.push('"');
+}
+
+/// Appends a number. Integers are written exactly, and so is an `f64` that is a whole number within 2^53 (`1.0`,
+/// `-0.0`: as `serde_json` writes them). Any other `f64` is written as its shortest text that reads back as the
+/// same `f64`: `Number.prototype.toString` in wasm (no float printer in the module: `1.5e+300`, `1e-7`), Rust's
+/// `{:?}` elsewhere (`1.5e300`, `1e-7`). Text that keeps the caller's digits is the caller's own
+/// ([`parse_exact`]), written by the caller of this function.
+pub fn write_number(out: &mut String, n: &serde_json::Number) {
+    if let Some(u) = n.as_u64() {
+        write_whole(out, false, u);
+    } else if let Some(i) = n.as_i64() {
+        write_whole(out, i < 0, i.unsigned_abs());
+    } else if let Some(f) = n.as_f64() {
+        if f.fract() == 0.0 && f.abs() <= MAX_EXACT_INTEGER {
+            write_whole(out, f.is_sign_negative(), f.abs() as u64);
+            out.push_str(".0");
+        } else {
+            out.push_str(&shortest(f));
+        }
+    }
+}
+
+/// A whole number in decimal, without the formatting machinery.
+fn write_whole(out: &mut String, negative: bool, mut n: u64) {
+    let mut digits = [b'0'; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    if negative {
+        out.push('-');
+    }
+    for &d in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(d));
+    }
+}
+
+/// The shortest text of a finite `f64` that reads back as it: JavaScript's own (`String(n)`, one call to the host
+/// instead of a float printer in the module).
+#[cfg(target_arch = "wasm32")]
+fn shortest(n: f64) -> String {
+    js_sys::Number::from(n)
+        .to_string_with_radix(10)
+        .map_or_else(|_| "null".to_owned(), String::from)
+}
+
+/// The shortest text of a finite `f64` that reads back as it (Rust's `{:?}`: `0.1`, `1e-7`, `1.5e300`).
+#[cfg(not(target_arch = "wasm32"))]
+fn shortest(n: f64) -> String {
+    format!("{n:?}")
+}
+
 impl Json {
     /// The value as `serde_json` reads it, but for numbers, read as `JSON.parse` reads them: a whole number within
     /// 2^53 is an integer however it is written (`1`, `1.0`, `1e0`), other numbers are the nearest `f64` (so is a
@@ -186,12 +338,24 @@ fn decimal(mantissa: u64, exponent: i32) -> f64 {
     }
 }
 
-struct Reader<'a> {
+/// The reader; `EXACT` reads every number as `JSON.parse` does and keeps the text of each (a second copy of the
+/// reader, linked only where [`parse_exact`] is used: the client's).
+struct Reader<'a, const EXACT: bool> {
     bytes: &'a [u8],
     at: usize,
+    /// With `EXACT`, where each number's text starts and ends, in the order of the document.
+    numbers: Vec<(usize, usize)>,
 }
 
-impl Reader<'_> {
+impl<'a, const EXACT: bool> Reader<'a, EXACT> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            bytes: text.as_bytes(),
+            at: 0,
+            numbers: Vec::new(),
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -349,6 +513,7 @@ impl Reader<'_> {
     }
 
     fn number(&mut self) -> Option<f64> {
+        let start = self.at;
         let negative = self.peek()? == b'-';
         if negative {
             self.at += 1;
@@ -390,7 +555,18 @@ impl Reader<'_> {
             let e = i32::try_from(e.min(100_000)).unwrap_or(100_000);
             exponent = exponent.saturating_add(sign * e);
         }
-        let n = decimal(mantissa, exponent);
+        let fast = mantissa < (1 << 53) && exponent.unsigned_abs() <= 22;
+        let n = if EXACT && !fast {
+            // Beyond the exact fast path: the correctly rounded reading of the text itself.
+            let text =
+                core::str::from_utf8(self.bytes.get(start + usize::from(negative)..self.at)?);
+            text.ok()?.parse::<f64>().ok()?
+        } else {
+            decimal(mantissa, exponent)
+        };
+        if EXACT {
+            self.numbers.push((start, self.at));
+        }
         Some(if negative { -n } else { n })
     }
 }
@@ -617,5 +793,119 @@ mod tests {
         assert_eq!(parse_value(b"1e400"), None);
         assert_eq!(parse_value(b"[-1e999]"), None);
         assert_eq!(parse_value(b"\xff"), None);
+    }
+
+    /// Numbers where a reader exact only on the fast path (15 digits, exponents within ±22) can be off: the
+    /// halfway and subnormal cases of "How to read floating point numbers accurately" (Clinger 1990) and the
+    /// smallest normal number (2.2250738585072011e-308, the PHP/Java hang), with the brief's 0.1, 1e-7, 2^53 + 1,
+    /// 1.5e300 and -0.
+    const HARD_NUMBERS: [&str; 16] = [
+        "0.1",
+        "1e-7",
+        "9007199254740993",
+        "1.5e300",
+        "-0.0",
+        "-0",
+        "1E+300",
+        "0.30000000000000004",
+        "2.2250738585072011e-308",
+        "2.2250738585072012e-308",
+        "4.9e-324",
+        "1.7976931348623157e308",
+        "123456789012345678901234567890",
+        "3.14159265358979323846264338327950288",
+        "9007199254740993.0000000000000001",
+        "8.98846567431158e307",
+    ];
+
+    #[test]
+    fn the_exact_reader_reads_every_number_as_json_parse_does_and_keeps_its_text() {
+        for text in HARD_NUMBERS {
+            let want: f64 = text.parse().unwrap();
+            let (value, numbers) = parse_exact(text).unwrap();
+            let got = value.as_f64().unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}: {got:e} != {want:e}");
+            assert_eq!(numbers, [text]);
+        }
+        let (value, numbers) =
+            parse_exact(r#" {"a": [1, -2.5e-3, {"b": 1.5e300}], "c": "9"} "#).unwrap();
+        assert_eq!(numbers, ["1", "-2.5e-3", "1.5e300"]);
+        let b = match value.get("a") {
+            Some(Json::Array(items)) => {
+                items.get(2).and_then(|o| o.get("b")).and_then(Json::as_f64)
+            }
+            _ => None,
+        };
+        assert_eq!(b, Some(1.5e300));
+        assert_eq!(value.get("c").and_then(Json::as_str), Some("9"));
+        // The fast path's reader is not exact here (which is why the client reads with this one).
+        assert!(HARD_NUMBERS
+            .iter()
+            .any(|t| parse(t).as_f64() != t.parse().ok()));
+    }
+
+    #[test]
+    fn the_exact_reader_refuses_what_the_reader_refuses() {
+        for text in ["", "01", "1.", "-", "[1,]", "{\"a\":1}x", "1e", "NaN"] {
+            assert!(parse_exact(text).is_none(), "{text:?}");
+        }
+        assert_eq!(parse_value_exact("1e400"), None);
+        assert_eq!(parse_value_exact("[1, 2.5]"), parse_value(b"[1, 2.5]"));
+    }
+
+    #[test]
+    fn the_writer_writes_what_serde_json_writes() {
+        let text = r#"{"s":"q\"b\\s/\u0000\u0001\u0008\u0009\n\u000b\f\r\u001f\u007f é😀","i":[0,-1,18446744073709551615,-9223372036854775808,9007199254740993],"w":[1.0,-0.0,100.0,-5.0,9007199254740992.0],"b":[true,false,null],"o":{},"a":[],"n":{"z":{"y":[[]]}}}"#;
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(to_text(&value), serde_json::to_string(&value).unwrap());
+        let mut out = String::new();
+        write_string(&mut out, "\u{7f}\"\\\u{2028}x");
+        assert_eq!(out, serde_json::to_string("\u{7f}\"\\\u{2028}x").unwrap());
+    }
+
+    #[test]
+    fn a_float_is_written_as_text_that_reads_back_as_it() {
+        for text in HARD_NUMBERS
+            .iter()
+            .chain(&["1e21", "1e-300", "5e-324", "0.5", "-123.456", "1e16"])
+        {
+            let n: f64 = text.parse().unwrap();
+            let Some(number) = serde_json::Number::from_f64(n) else {
+                continue;
+            };
+            let mut out = String::new();
+            write_number(&mut out, &number);
+            let back: f64 = out.parse().unwrap();
+            assert_eq!(back.to_bits(), n.to_bits(), "{text} -> {out}");
+            // As serde_json writes it, up to the form of the exponent.
+            let theirs = serde_json::to_string(&number).unwrap();
+            assert_eq!(out.replace("e+", "e"), theirs.replace("e+", "e"), "{text}");
+        }
+    }
+}
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod wasm_tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn in_wasm_a_float_is_written_as_javascript_writes_it() {
+        for (text, js) in [
+            ("0.1", "0.1"),
+            ("1e-7", "1e-7"),
+            ("1.5e300", "1.5e+300"),
+            ("0.30000000000000004", "0.30000000000000004"),
+            ("2.2250738585072011e-308", "2.225073858507201e-308"),
+            ("1e21", "1e+21"),
+            ("-0.0", "-0.0"),
+            ("1.0", "1.0"),
+        ] {
+            let n: f64 = text.parse().unwrap();
+            let mut out = String::new();
+            write_number(&mut out, &serde_json::Number::from_f64(n).unwrap());
+            assert_eq!(out, js, "{text}");
+            assert_eq!(out.parse::<f64>().unwrap().to_bits(), n.to_bits(), "{text}");
+        }
     }
 }

@@ -241,7 +241,7 @@ fn from_text(
     text: &str,
     table: &Table,
 ) -> Result<(Map<String, Value>, Option<CallerBody>), ApiError> {
-    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(text) else {
+    let Some(Value::Object(mut map)) = crate::json::parse_value_exact(text) else {
         return Err(invalid("params", "must be a JSON object"));
     };
     let changed = check_object(&mut map, table, "")?;

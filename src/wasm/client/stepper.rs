@@ -307,10 +307,11 @@ fn done(finished: Finished) -> JsValue {
             cursor,
             next_cursor,
         } => {
-            let items = serde_json::to_string(&items)
-                .ok()
-                .and_then(|text| platform::json_parse(&JsValue::from_str(&text)).ok())
-                .unwrap_or_else(|| js_sys::Array::new().into());
+            let items: JsValue = items
+                .iter()
+                .map(interop::value_to_js)
+                .collect::<js_sys::Array>()
+                .into();
             platform::object(&[
                 ("items", items),
                 ("hasMore", has_more.into()),
