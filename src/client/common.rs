@@ -316,11 +316,11 @@ fn write_value(out: &mut String, value: &Value, order: Option<&KeyOrder>) {
                     entry(out, key, v, Some(sub));
                 }
             }
+            // Keys the caller did not write (few: the client's own), found by a scan rather than a sorted set (no sort
+            // code in the module for this).
             if map.len() > known.len() || known.iter().any(|(k, _)| !map.contains_key(k)) {
-                let written: std::collections::BTreeSet<&str> =
-                    known.iter().map(|(k, _)| k.as_str()).collect();
                 for (key, v) in map {
-                    if !written.contains(key.as_str()) {
+                    if !known.iter().any(|(k, _)| k == key) {
                         entry(out, key, v, None);
                     }
                 }

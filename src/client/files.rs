@@ -82,13 +82,20 @@ pub fn register_upload(name: &str, mime_type: &str) -> Result<RequestSpec, ApiEr
     validate::required_text("name", name)?;
     check_mime(mime_type)?;
     Ok(
-        RequestSpec::api(Method::Post, "/v1/files".to_owned()).with_body(Value::Object(
-            Map::from_iter([
-                ("name".to_owned(), Value::from(name)),
-                ("mimeType".to_owned(), Value::from(mime_type)),
-            ]),
-        )),
+        RequestSpec::api(Method::Post, "/v1/files".to_owned()).with_body(Value::Object(object(&[
+            ("name", name),
+            ("mimeType", mime_type),
+        ]))),
     )
+}
+
+/// An object of string members.
+fn object(members: &[(&str, &str)]) -> Map<String, Value> {
+    let mut map = Map::new();
+    for (name, value) in members {
+        map.insert((*name).to_owned(), Value::from(*value));
+    }
+    map
 }
 
 fn check_mime(mime_type: &str) -> Result<(), ApiError> {
