@@ -32,10 +32,7 @@ pub enum Json {
 impl Json {
     /// Parses one JSON text (whitespace around it allowed); `None` when it is not valid JSON.
     pub fn parse(text: &str) -> Option<Json> {
-        let mut reader = Reader::<false>::new(text);
-        let value = reader.value(0)?;
-        reader.skip_space();
-        (reader.at == reader.bytes.len()).then_some(value)
+        Reader::<Json>::new(text).document()
     }
 
     /// The member `name` of an object (the last one when repeated); `None` for a missing name or a non-object.
@@ -112,29 +109,29 @@ pub fn parse_value(bytes: &[u8]) -> Option<serde_json::Value> {
     Json::parse(core::str::from_utf8(bytes).ok()?)?.into_value()
 }
 
-/// [`Json::parse`] for what the API client reads (response bodies, the caller's params): every number is the
-/// nearest `f64`, as `JSON.parse` reads it, however many digits it has (where [`Json::parse`] is exact only up to
-/// 15 significant digits and exponents within ±22), and the text of every number comes with it, in the order of
-/// the document (a body written back keeps the caller's own digits: [`write_number`]).
-pub fn parse_exact(text: &str) -> Option<(Json, Vec<&str>)> {
-    let mut reader = Reader::<true>::new(text);
-    let value = reader.value(0)?;
-    reader.skip_space();
-    if reader.at != reader.bytes.len() {
-        return None;
-    }
+/// [`Json::parse`] with the text of every number, in the order of the document (a body the client writes again
+/// keeps the caller's own digits: see [`write_number`]). The numbers in the [`Json`] are read as [`Json::parse`]
+/// reads them.
+pub fn parse_with_number_texts(text: &str) -> Option<(Json, Vec<&str>)> {
+    let mut reader = Reader::<Json>::new(text);
+    reader.numbers = Some(Vec::new());
+    let value = reader.document()?;
     let numbers = reader
         .numbers
+        .unwrap_or_default()
         .iter()
         .map(|&(from, to)| text.get(from..to))
         .collect::<Option<_>>()?;
     Some((value, numbers))
 }
 
-/// [`parse_value`] with numbers read by [`parse_exact`]; `None` when the text is not JSON or has a number beyond
-/// `f64`.
+/// [`parse_value`] for what the API client reads (response bodies, the caller's params), read straight into a
+/// `serde_json::Value`: every number is the nearest `f64`, as `JSON.parse` reads it, however many digits it has
+/// (where [`Json::parse`] is exact only up to 15 significant digits and exponents within ±22), then an integer
+/// when it is a whole number within 2^53, as [`Json::into_value`] makes it; `None` when the text is not JSON or
+/// has a number beyond `f64`.
 pub fn parse_value_exact(text: &str) -> Option<serde_json::Value> {
-    parse_exact(text)?.0.into_value()
+    Reader::<serde_json::Value>::new(text).document()
 }
 
 /// `value` as compact JSON text, as `serde_json::to_string` writes it (object members in the map's order, the same
@@ -182,31 +179,36 @@ pub fn write_value(out: &mut String, value: &serde_json::Value) {
 /// `\t`, `\b`, `\f`, else `\u00XX`); everything else as it is.
 pub fn write_string(out: &mut String, s: &str) {
     out.push('"');
-    let mut rest = s;
-    while let Some(at) = rest.find(|c: char| c == '"' || c == '\\' || c < ' ') {
-        let (plain, tail) = rest.split_at(at);
-        out.push_str(plain);
-        let mut chars = tail.chars();
-        match chars.next() {
-            Some('"') => out.push_str("\\\""),
-            Some('\\') => out.push_str("\\\\"),
-            Some('\n') => out.push_str("\\n"),
-            Some('\r') => out.push_str("\\r"),
-            Some('\t') => out.push_str("\\t"),
-            Some('\u{8}') => out.push_str("\\b"),
-            Some('\u{c}') => out.push_str("\\f"),
-            Some(c) => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let c = c as usize;
-                out.push_str("\\u00");
-                out.push(char::from(HEX.get(c >> 4).copied().unwrap_or(b'0')));
-                out.push(char::from(HEX.get(c & 15).copied().unwrap_or(b'0')));
-            }
-            None => {}
+    let mut plain = 0;
+    for (at, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            8 => "\\b",
+            12 => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        // Up to an ASCII byte: whole characters.
+        out.push_str(s.get(plain..at).unwrap_or_default());
+        plain = at + 1;
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(
+                HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
+            ));
+            out.push(char::from(
+                HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
+            ));
+        } else {
+            out.push_str(escape);
         }
-        rest = chars.as_str();
     }
-    out.push_str(rest);
+    out.push_str(s.get(plain..).unwrap_or_default());
     out.push('"');
 }
 
@@ -214,7 +216,7 @@ pub fn write_string(out: &mut String, s: &str) {
 /// `-0.0`: as `serde_json` writes them). Any other `f64` is written as its shortest text that reads back as the
 /// same `f64`: `Number.prototype.toString` in wasm (no float printer in the module: `1.5e+300`, `1e-7`), Rust's
 /// `{:?}` elsewhere (`1.5e300`, `1e-7`). Text that keeps the caller's digits is the caller's own
-/// ([`parse_exact`]), written by the caller of this function.
+/// ([`parse_with_number_texts`]), written by the caller of this function.
 pub fn write_number(out: &mut String, n: &serde_json::Number) {
     if let Some(u) = n.as_u64() {
         write_whole(out, false, u);
@@ -338,22 +340,108 @@ fn decimal(mantissa: u64, exponent: i32) -> f64 {
     }
 }
 
-/// The reader; `EXACT` reads every number as `JSON.parse` does and keeps the text of each (a second copy of the
-/// reader, linked only where [`parse_exact`] is used: the client's).
-struct Reader<'a, const EXACT: bool> {
-    bytes: &'a [u8],
-    at: usize,
-    /// With `EXACT`, where each number's text starts and ends, in the order of the document.
-    numbers: Vec<(usize, usize)>,
+/// What the reader builds: a [`Json`] (the reader of the webhook and realtime modules) or a `serde_json::Value`
+/// (the client's, with exact numbers: a second copy of the reader, linked only where [`parse_value_exact`] is used).
+trait Tree: Sized {
+    /// Whether numbers beyond the exact fast path are read by the correctly rounded `f64` parser.
+    const EXACT: bool;
+    /// An object's members while it is read.
+    type Members;
+    fn members() -> Self::Members;
+    fn member(members: &mut Self::Members, name: String, value: Self);
+    fn object(members: Self::Members) -> Self;
+    fn array(items: Vec<Self>) -> Self;
+    fn string(s: String) -> Self;
+    fn number(n: f64) -> Option<Self>;
+    fn boolean(b: bool) -> Self;
+    fn null() -> Self;
 }
 
-impl<'a, const EXACT: bool> Reader<'a, EXACT> {
+impl Tree for Json {
+    const EXACT: bool = false;
+    type Members = Vec<(String, Json)>;
+    fn members() -> Self::Members {
+        // Room for the members of a token's claims or a service message without growing.
+        Vec::with_capacity(8)
+    }
+    fn member(members: &mut Self::Members, name: String, value: Self) {
+        members.push((name, value));
+    }
+    fn object(members: Self::Members) -> Self {
+        Json::Object(members)
+    }
+    fn array(items: Vec<Self>) -> Self {
+        Json::Array(items)
+    }
+    fn string(s: String) -> Self {
+        Json::String(s)
+    }
+    fn number(n: f64) -> Option<Self> {
+        Some(Json::Number(n))
+    }
+    fn boolean(b: bool) -> Self {
+        Json::Bool(b)
+    }
+    fn null() -> Self {
+        Json::Null
+    }
+}
+
+impl Tree for serde_json::Value {
+    const EXACT: bool = true;
+    type Members = serde_json::Map<String, serde_json::Value>;
+    fn members() -> Self::Members {
+        serde_json::Map::new()
+    }
+    fn member(members: &mut Self::Members, name: String, value: Self) {
+        // A name given twice: the last value, as serde_json and `JSON.parse` read it.
+        members.insert(name, value);
+    }
+    fn object(members: Self::Members) -> Self {
+        serde_json::Value::Object(members)
+    }
+    fn array(items: Vec<Self>) -> Self {
+        serde_json::Value::Array(items)
+    }
+    fn string(s: String) -> Self {
+        serde_json::Value::String(s)
+    }
+    fn number(n: f64) -> Option<Self> {
+        Json::Number(n).into_value()
+    }
+    fn boolean(b: bool) -> Self {
+        serde_json::Value::Bool(b)
+    }
+    fn null() -> Self {
+        serde_json::Value::Null
+    }
+}
+
+struct Reader<'a, T> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+    /// When asked for, where each number's text starts and ends, in the order of the document.
+    numbers: Option<Vec<(usize, usize)>>,
+    of: core::marker::PhantomData<fn() -> T>,
+}
+
+impl<'a, T: Tree> Reader<'a, T> {
     fn new(text: &'a str) -> Self {
         Self {
+            text,
             bytes: text.as_bytes(),
             at: 0,
-            numbers: Vec::new(),
+            numbers: None,
+            of: core::marker::PhantomData,
         }
+    }
+
+    /// One JSON text, whitespace around it allowed.
+    fn document(&mut self) -> Option<T> {
+        let value = self.value(0)?;
+        self.skip_space();
+        (self.at == self.bytes.len()).then_some(value)
     }
 
     fn peek(&self) -> Option<u8> {
@@ -377,47 +465,46 @@ impl<'a, const EXACT: bool> Reader<'a, EXACT> {
         (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
     }
 
-    fn value(&mut self, depth: usize) -> Option<Json> {
+    fn value(&mut self, depth: usize) -> Option<T> {
         self.skip_space();
         match self.peek()? {
-            b'n' => self.expect(b"null").map(|()| Json::Null),
-            b't' => self.expect(b"true").map(|()| Json::Bool(true)),
-            b'f' => self.expect(b"false").map(|()| Json::Bool(false)),
-            b'"' => self.string().map(Json::String),
+            b'n' => self.expect(b"null").map(|()| T::null()),
+            b't' => self.expect(b"true").map(|()| T::boolean(true)),
+            b'f' => self.expect(b"false").map(|()| T::boolean(false)),
+            b'"' => self.string().map(T::string),
             b'[' if depth < MAX_DEPTH => self.array(depth + 1),
             b'{' if depth < MAX_DEPTH => self.object(depth + 1),
-            b'-' | b'0'..=b'9' => self.number().map(Json::Number),
+            b'-' | b'0'..=b'9' => self.number().and_then(T::number),
             _ => None,
         }
     }
 
-    fn array(&mut self, depth: usize) -> Option<Json> {
+    fn array(&mut self, depth: usize) -> Option<T> {
         self.at += 1;
         let mut items = Vec::new();
         self.skip_space();
         if self.peek()? == b']' {
             self.at += 1;
-            return Some(Json::Array(items));
+            return Some(T::array(items));
         }
         loop {
             items.push(self.value(depth)?);
             self.skip_space();
             match self.next()? {
                 b',' => {}
-                b']' => return Some(Json::Array(items)),
+                b']' => return Some(T::array(items)),
                 _ => return None,
             }
         }
     }
 
-    fn object(&mut self, depth: usize) -> Option<Json> {
+    fn object(&mut self, depth: usize) -> Option<T> {
         self.at += 1;
-        // Room for the members of a token's claims or a service message without growing.
-        let mut members = Vec::with_capacity(8);
+        let mut members = T::members();
         self.skip_space();
         if self.peek()? == b'}' {
             self.at += 1;
-            return Some(Json::Object(members));
+            return Some(T::object(members));
         }
         loop {
             self.skip_space();
@@ -429,11 +516,12 @@ impl<'a, const EXACT: bool> Reader<'a, EXACT> {
             if self.next()? != b':' {
                 return None;
             }
-            members.push((name, self.value(depth)?));
+            let value = self.value(depth)?;
+            T::member(&mut members, name, value);
             self.skip_space();
             match self.next()? {
                 b',' => {}
-                b'}' => return Some(Json::Object(members)),
+                b'}' => return Some(T::object(members)),
                 _ => return None,
             }
         }
@@ -442,15 +530,19 @@ impl<'a, const EXACT: bool> Reader<'a, EXACT> {
     /// A string, the reader on its opening quote.
     fn string(&mut self) -> Option<String> {
         self.at += 1;
-        let mut out = Vec::new();
+        let mut out = String::new();
         loop {
             let start = self.at;
-            while !matches!(self.peek()?, b'"' | b'\\' | 0..=0x1f) {
-                self.at += 1;
-            }
-            out.extend_from_slice(self.bytes.get(start..self.at)?);
+            let run = self
+                .bytes
+                .get(start..)?
+                .iter()
+                .position(|b| matches!(b, b'"' | b'\\' | 0..=0x1f))?;
+            self.at += run;
+            // The text is a `str` and the run ends at an ASCII byte: the slice is whole characters, no check needed.
+            out.push_str(self.text.get(start..self.at)?);
             match self.next()? {
-                b'"' => return String::from_utf8(out).ok(),
+                b'"' => return Some(out),
                 b'\\' => {
                     let c = match self.next()? {
                         b'"' => '"',
@@ -464,8 +556,7 @@ impl<'a, const EXACT: bool> Reader<'a, EXACT> {
                         b'u' => self.unicode_escape()?,
                         _ => return None,
                     };
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    out.push(c);
                 }
                 _ => return None, // a control character
             }
@@ -556,7 +647,7 @@ impl<'a, const EXACT: bool> Reader<'a, EXACT> {
             exponent = exponent.saturating_add(sign * e);
         }
         let fast = mantissa < (1 << 53) && exponent.unsigned_abs() <= 22;
-        let n = if EXACT && !fast {
+        let n = if T::EXACT && !fast {
             // Beyond the exact fast path: the correctly rounded reading of the text itself.
             let text =
                 core::str::from_utf8(self.bytes.get(start + usize::from(negative)..self.at)?);
@@ -564,8 +655,8 @@ impl<'a, const EXACT: bool> Reader<'a, EXACT> {
         } else {
             decimal(mantissa, exponent)
         };
-        if EXACT {
-            self.numbers.push((start, self.at));
+        if let Some(numbers) = &mut self.numbers {
+            numbers.push((start, self.at));
         }
         Some(if negative { -n } else { n })
     }
@@ -819,38 +910,63 @@ mod tests {
     ];
 
     #[test]
-    fn the_exact_reader_reads_every_number_as_json_parse_does_and_keeps_its_text() {
+    fn the_exact_reader_reads_every_number_as_json_parse_does() {
         for text in HARD_NUMBERS {
             let want: f64 = text.parse().unwrap();
-            let (value, numbers) = parse_exact(text).unwrap();
-            let got = value.as_f64().unwrap();
+            let got = parse_value_exact(text).unwrap().as_f64().unwrap();
             assert_eq!(got.to_bits(), want.to_bits(), "{text}: {got:e} != {want:e}");
-            assert_eq!(numbers, [text]);
         }
-        let (value, numbers) =
-            parse_exact(r#" {"a": [1, -2.5e-3, {"b": 1.5e300}], "c": "9"} "#).unwrap();
-        assert_eq!(numbers, ["1", "-2.5e-3", "1.5e300"]);
-        let b = match value.get("a") {
-            Some(Json::Array(items)) => {
-                items.get(2).and_then(|o| o.get("b")).and_then(Json::as_f64)
-            }
-            _ => None,
-        };
-        assert_eq!(b, Some(1.5e300));
-        assert_eq!(value.get("c").and_then(Json::as_str), Some("9"));
-        // The fast path's reader is not exact here (which is why the client reads with this one).
+        // The fast path's reader is not exact here (which is why the client reads with the other one).
         assert!(HARD_NUMBERS
             .iter()
             .any(|t| parse(t).as_f64() != t.parse().ok()));
     }
 
     #[test]
-    fn the_exact_reader_refuses_what_the_reader_refuses() {
-        for text in ["", "01", "1.", "-", "[1,]", "{\"a\":1}x", "1e", "NaN"] {
-            assert!(parse_exact(text).is_none(), "{text:?}");
+    fn the_exact_reader_reads_values_as_into_value_makes_them() {
+        for text in [
+            r#"{"a":[1,-2,2.5,-0.5,1e21,9007199254740992,"x\u00e9",null,true,false],"b":{"c":{}},"d":[]}"#,
+            r#"{"a":1,"a":2}"#,
+            "0",
+            "-0",
+            "1.0",
+            "1e2",
+            "[1e22, -1e-22, 0.1]",
+            r#"  {"z": {"y": [[], {}]}, "x": "\"\\\/\b\f\n\r\t\ud83d\ude00"}  "#,
+        ] {
+            assert_eq!(
+                parse_value_exact(text),
+                parse_value(text.as_bytes()),
+                "{text}"
+            );
         }
-        assert_eq!(parse_value_exact("1e400"), None);
-        assert_eq!(parse_value_exact("[1, 2.5]"), parse_value(b"[1, 2.5]"));
+        for text in [
+            "",
+            "01",
+            "1.",
+            "-",
+            "[1,]",
+            "{\"a\":1}x",
+            "1e",
+            "NaN",
+            "\"\\ud800\"",
+            "1e400",
+            "[-1e999]",
+        ] {
+            assert_eq!(parse_value_exact(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn number_texts_come_in_the_order_of_the_document() {
+        for text in HARD_NUMBERS {
+            assert_eq!(parse_with_number_texts(text).unwrap().1, [text]);
+        }
+        let text = r#" {"a": [1, -2.5e-3, {"b": 1.5e300}], "c": "9", "d": -0} "#;
+        let (value, numbers) = parse_with_number_texts(text).unwrap();
+        assert_eq!(numbers, ["1", "-2.5e-3", "1.5e300", "-0"]);
+        assert_eq!(Some(value), Json::parse(text));
+        assert!(parse_with_number_texts("[1,]").is_none());
     }
 
     #[test]

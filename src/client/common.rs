@@ -250,12 +250,12 @@ impl KeyOrder {
     /// # Errors
     /// `invalid_request` at `body` when the text is not JSON.
     pub fn of_text(text: &str) -> Result<Self, ApiError> {
-        let (value, numbers) = crate::json::parse_exact(text)
+        let (value, numbers) = crate::json::parse_with_number_texts(text)
             .ok_or_else(|| ApiError::validation("invalid_request", "body", "is not JSON"))?;
         Ok(Self::of(value, &mut numbers.into_iter()))
     }
 
-    /// The order of a value read by [`crate::json::parse_exact`], its numbers' texts taken in document order. A
+    /// The order of a value read by [`crate::json::parse_with_number_texts`], its numbers' texts taken in document order. A
     /// name given twice keeps its first place and its last value, as `JSON.parse` and serde_json read it.
     fn of<'a>(value: crate::json::Json, numbers: &mut impl Iterator<Item = &'a str>) -> Self {
         use crate::json::Json;
