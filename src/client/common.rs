@@ -232,9 +232,9 @@ pub struct FileSummary {
 }
 
 /// The key order of every object of a caller's JSON text, by position, and the text of each of its numbers.
-/// serde_json (without `preserve_order`, which this crate does not enable: it costs wasm size) rebuilds objects in
-/// alphabetical order; a body is written back in the caller's order with [`write_in_order`], so what goes on the
-/// wire keeps the order the caller wrote (a schema's properties are the columns of an extraction table) and the
+/// serde_json (with `preserve_order`) keeps an object's members in the order they were read, but removing one (a
+/// `null` the client does not send) moves the last member into its place; a body is written back in the caller's
+/// order with [`write_in_order`], so what goes on the wire keeps the order the caller wrote (a schema's properties are the columns of an extraction table) and the
 /// caller's own digits (`0.1`, `1e-7`, `9007199254740993`: no number is read into an `f64` and printed again).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KeyOrder {
@@ -289,7 +289,7 @@ impl KeyOrder {
 }
 
 /// Writes `value` as JSON text with each object's keys in `order` (the caller's order); keys the caller did not
-/// write (added by the client, such as an approval's `decision`) follow in serde_json's order.
+/// write (added by the client, such as an approval's `decision`) follow in the map's order.
 pub fn write_in_order(value: &Value, order: &KeyOrder) -> String {
     let mut out = String::with_capacity(256);
     write_value(&mut out, value, Some(order));

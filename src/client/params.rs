@@ -117,7 +117,7 @@ impl<T: Fields> Params<T> {
         from_text(text, T::TABLE).map(Self::new)
     }
 
-    /// The parameters a Rust caller built as a struct (the body is serde_json's order).
+    /// The parameters a Rust caller built as a struct (the body is in the struct's field order).
     ///
     /// # Errors
     /// As [`Params::from_text`] (a struct of this crate always passes).
@@ -172,7 +172,7 @@ impl<T> Params<T> {
             .map(Vec::as_slice)
     }
 
-    /// The names of an object field in the caller's order (serde_json's order without a caller's text).
+    /// The names of an object field in the caller's order (the map's order without a caller's text).
     ///
     /// # Errors
     /// `invalid_request` when the caller's text is not JSON (it always is: it was read).

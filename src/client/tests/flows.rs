@@ -632,3 +632,25 @@ fn a_page_of_the_wrong_shape_is_unexpected_shape() {
         );
     }
 }
+
+#[test]
+fn a_pages_items_keep_the_services_member_order_as_json_parse_does() {
+    let spec = runs::list(&runs::RunListParams::default()).unwrap();
+    let flow = Flow::page(&config(), spec, None, &CallOptions::default()).unwrap();
+    let trace = drive(
+        flow,
+        vec![Answer::Text(
+            200,
+            vec![],
+            r#"{"data":[{"object":"run","id":"exr_1","status":"processed","metadata":{"z":"1","a":"2"}}],"has_more":false}"#,
+        )],
+        10,
+        None,
+    );
+    let FlowValue::Page { items, .. } = trace.result.unwrap().value else {
+        panic!("not a page");
+    };
+    let names = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&items[0]), ["object", "id", "status", "metadata"]);
+    assert_eq!(names(&items[0]["metadata"]), ["z", "a"]);
+}

@@ -12,7 +12,7 @@ fn an_extract_body_is_sent_in_the_callers_key_order_byte_for_byte() {
 }
 
 #[test]
-fn keys_the_client_adds_follow_the_callers_and_without_a_text_the_order_is_serde_json_s() {
+fn keys_the_client_adds_follow_the_callers_and_without_a_text_the_order_is_the_structs() {
     let text = r#"{"params":{"z":1,"a":2},"note":"ok"}"#;
     let params: agent_runs::ApproveParams = serde_json::from_str(text).unwrap();
     let spec = agent_runs::approve("agr_1", "apr_1", &params).unwrap();
@@ -23,7 +23,9 @@ fn keys_the_client_adds_follow_the_callers_and_without_a_text_the_order_is_serde
     );
     assert_eq!(
         plain.requests[0].body.as_deref(),
-        Some(r#"{"decision":"approve","note":"ok","params":{"a":2,"z":1}}"#)
+        // The struct's field order, its map in the order it was read, the client's `decision` last (serde_json keeps
+        // insertion order: `preserve_order`).
+        Some(r#"{"note":"ok","params":{"z":1,"a":2},"decision":"approve"}"#)
     );
     let ordered = run(
         agent_runs::approve_params("agr_1", "apr_1", Params::from_text(text).unwrap()).unwrap(),
