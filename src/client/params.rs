@@ -172,25 +172,25 @@ impl<T> Params<T> {
             .map(Vec::as_slice)
     }
 
-    /// The names of an object field in the caller's order (the map's order without a caller's text).
+    /// The names of an object field in the caller's order (the map's order without a caller's text). The map keeps
+    /// the order it was read in (serde_json's `preserve_order`) until the check removes a member; only then is the
+    /// caller's order taken from the text's [`KeyOrder`].
     ///
     /// # Errors
-    /// `invalid_request` when the caller's text is not JSON (it always is: it was read).
+    /// None (kept for the callers' `?`).
     pub fn names_in_order(&self, name: &str) -> Result<Vec<String>, ApiError> {
-        let order = match &self.order {
-            Some(CallerBody::Verbatim(text)) => Some(KeyOrder::of_text(text)?),
-            Some(CallerBody::Order(order)) => Some(order.clone()),
-            None => None,
-        };
         let own: Vec<String> = self
             .map
             .get(name)
             .and_then(Value::as_object)
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
-        Ok(match order.as_ref().and_then(|o| o.names_of(name)) {
-            Some(names) => names.into_iter().filter(|n| own.contains(n)).collect(),
-            None => own,
+        Ok(match &self.order {
+            Some(CallerBody::Order(order)) => match order.names_of(name) {
+                Some(names) => names.into_iter().filter(|n| own.contains(n)).collect(),
+                None => own,
+            },
+            _ => own,
         })
     }
 
