@@ -32,13 +32,7 @@ pub enum Json {
 impl Json {
     /// Parses one JSON text (whitespace around it allowed); `None` when it is not valid JSON.
     pub fn parse(text: &str) -> Option<Json> {
-        let mut reader = Reader {
-            bytes: text.as_bytes(),
-            at: 0,
-        };
-        let value = reader.value(0)?;
-        reader.skip_space();
-        (reader.at == reader.bytes.len()).then_some(value)
+        Reader::<Json>::new(text).document()
     }
 
     /// The member `name` of an object (the last one when repeated); `None` for a missing name or a non-object.
@@ -126,6 +120,166 @@ pub fn members<const N: usize>(bytes: &[u8], names: &[&str; N]) -> Option<[Optio
 /// as `serde_json` and `JSON.parse` do); `None` when it is not JSON or has a number beyond `f64`.
 pub fn parse_value(bytes: &[u8]) -> Option<serde_json::Value> {
     Json::parse(core::str::from_utf8(bytes).ok()?)?.into_value()
+}
+
+/// [`Json::parse`] with the text of every number, in the order of the document (a body the client writes again
+/// keeps the caller's own digits: see [`write_number`]). The numbers in the [`Json`] are read as [`Json::parse`]
+/// reads them.
+pub fn parse_with_number_texts(text: &str) -> Option<(Json, Vec<&str>)> {
+    let mut reader = Reader::<Json>::new(text);
+    reader.numbers = Some(Vec::new());
+    let value = reader.document()?;
+    let numbers = reader
+        .numbers
+        .unwrap_or_default()
+        .iter()
+        .map(|&(from, to)| text.get(from..to))
+        .collect::<Option<_>>()?;
+    Some((value, numbers))
+}
+
+/// [`parse_value`] for what the API client reads (response bodies, the caller's params), read straight into a
+/// `serde_json::Value`: every number is the nearest `f64`, as `JSON.parse` reads it, however many digits it has
+/// (where [`Json::parse`] is exact only up to 15 significant digits and exponents within ±22), then an integer
+/// when it is a whole number within 2^53, as [`Json::into_value`] makes it; `None` when the text is not JSON or
+/// has a number beyond `f64`.
+pub fn parse_value_exact(text: &str) -> Option<serde_json::Value> {
+    Reader::<serde_json::Value>::new(text).document()
+}
+
+/// `value` as compact JSON text, as `serde_json::to_string` writes it (object members in the map's order, the same
+/// escapes), except for a number that is not a whole number within 2^53: see [`write_number`].
+pub fn to_text(value: &serde_json::Value) -> String {
+    let mut out = String::with_capacity(64);
+    write_value(&mut out, value);
+    out
+}
+
+/// Appends `value` as compact JSON text ([`to_text`]).
+pub fn write_value(out: &mut String, value: &serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(out, n),
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(members) => {
+            out.push('{');
+            for (i, (name, member)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, name);
+                out.push(':');
+                write_value(out, member);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Appends a JSON string, escaped as `serde_json` escapes it: `"`, `\\` and control characters (`\n`, `\r`,
+/// `\t`, `\b`, `\f`, else `\u00XX`); everything else as it is.
+pub fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    let mut plain = 0;
+    for (at, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            8 => "\\b",
+            12 => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        // Up to an ASCII byte: whole characters.
+        out.push_str(s.get(plain..at).unwrap_or_default());
+        plain = at + 1;
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(
+                HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
+            ));
+            out.push(char::from(
+                HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
+            ));
+        } else {
+            out.push_str(escape);
+        }
+    }
+    out.push_str(s.get(plain..).unwrap_or_default());
+    out.push('"');
+}
+
+/// Appends a number. Integers are written exactly, and so is an `f64` that is a whole number within 2^53 (`1.0`,
+/// `-0.0`: as `serde_json` writes them). Any other `f64` is written as its shortest text that reads back as the
+/// same `f64`: `Number.prototype.toString` in wasm (no float printer in the module: `1.5e+300`, `1e-7`), Rust's
+/// `{:?}` elsewhere (`1.5e300`, `1e-7`). Text that keeps the caller's digits is the caller's own
+/// ([`parse_with_number_texts`]), written by the caller of this function.
+pub fn write_number(out: &mut String, n: &serde_json::Number) {
+    if let Some(u) = n.as_u64() {
+        write_whole(out, false, u);
+    } else if let Some(i) = n.as_i64() {
+        write_whole(out, i < 0, i.unsigned_abs());
+    } else if let Some(f) = n.as_f64() {
+        if f.fract() == 0.0 && f.abs() <= MAX_EXACT_INTEGER {
+            write_whole(out, f.is_sign_negative(), f.abs() as u64);
+            out.push_str(".0");
+        } else {
+            out.push_str(&shortest(f));
+        }
+    }
+}
+
+/// A whole number in decimal, without the formatting machinery.
+fn write_whole(out: &mut String, negative: bool, mut n: u64) {
+    let mut digits = [b'0'; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    if negative {
+        out.push('-');
+    }
+    for &d in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(d));
+    }
+}
+
+/// The shortest text of a finite `f64` that reads back as it: JavaScript's own (`String(n)`, one call to the host
+/// instead of a float printer in the module).
+#[cfg(target_arch = "wasm32")]
+fn shortest(n: f64) -> String {
+    js_sys::Number::from(n)
+        .to_string_with_radix(10)
+        .map_or_else(|_| "null".to_owned(), String::from)
+}
+
+/// The shortest text of a finite `f64` that reads back as it (Rust's `{:?}`: `0.1`, `1e-7`, `1.5e300`).
+#[cfg(not(target_arch = "wasm32"))]
+fn shortest(n: f64) -> String {
+    format!("{n:?}")
 }
 
 impl Json {
@@ -220,12 +374,110 @@ fn decimal(mantissa: u64, exponent: i32) -> f64 {
     }
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// What the reader builds: a [`Json`] (the reader of the webhook and realtime modules) or a `serde_json::Value`
+/// (the client's, with exact numbers: a second copy of the reader, linked only where [`parse_value_exact`] is used).
+trait Tree: Sized {
+    /// Whether numbers beyond the exact fast path are read by the correctly rounded `f64` parser.
+    const EXACT: bool;
+    /// An object's members while it is read.
+    type Members;
+    fn members() -> Self::Members;
+    fn member(members: &mut Self::Members, name: String, value: Self);
+    fn object(members: Self::Members) -> Self;
+    fn array(items: Vec<Self>) -> Self;
+    fn string(s: String) -> Self;
+    fn number(n: f64) -> Option<Self>;
+    fn boolean(b: bool) -> Self;
+    fn null() -> Self;
 }
 
-impl Reader<'_> {
+impl Tree for Json {
+    const EXACT: bool = false;
+    type Members = Vec<(String, Json)>;
+    fn members() -> Self::Members {
+        // Room for the members of a token's claims or a service message without growing.
+        Vec::with_capacity(8)
+    }
+    fn member(members: &mut Self::Members, name: String, value: Self) {
+        members.push((name, value));
+    }
+    fn object(members: Self::Members) -> Self {
+        Json::Object(members)
+    }
+    fn array(items: Vec<Self>) -> Self {
+        Json::Array(items)
+    }
+    fn string(s: String) -> Self {
+        Json::String(s)
+    }
+    fn number(n: f64) -> Option<Self> {
+        Some(Json::Number(n))
+    }
+    fn boolean(b: bool) -> Self {
+        Json::Bool(b)
+    }
+    fn null() -> Self {
+        Json::Null
+    }
+}
+
+impl Tree for serde_json::Value {
+    const EXACT: bool = true;
+    type Members = serde_json::Map<String, serde_json::Value>;
+    fn members() -> Self::Members {
+        serde_json::Map::new()
+    }
+    fn member(members: &mut Self::Members, name: String, value: Self) {
+        // A name given twice: the last value, as serde_json and `JSON.parse` read it.
+        members.insert(name, value);
+    }
+    fn object(members: Self::Members) -> Self {
+        serde_json::Value::Object(members)
+    }
+    fn array(items: Vec<Self>) -> Self {
+        serde_json::Value::Array(items)
+    }
+    fn string(s: String) -> Self {
+        serde_json::Value::String(s)
+    }
+    fn number(n: f64) -> Option<Self> {
+        Json::Number(n).into_value()
+    }
+    fn boolean(b: bool) -> Self {
+        serde_json::Value::Bool(b)
+    }
+    fn null() -> Self {
+        serde_json::Value::Null
+    }
+}
+
+struct Reader<'a, T> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+    /// When asked for, where each number's text starts and ends, in the order of the document.
+    numbers: Option<Vec<(usize, usize)>>,
+    of: core::marker::PhantomData<fn() -> T>,
+}
+
+impl<'a, T: Tree> Reader<'a, T> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+            numbers: None,
+            of: core::marker::PhantomData,
+        }
+    }
+
+    /// One JSON text, whitespace around it allowed.
+    fn document(&mut self) -> Option<T> {
+        let value = self.value(0)?;
+        self.skip_space();
+        (self.at == self.bytes.len()).then_some(value)
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -247,47 +499,46 @@ impl Reader<'_> {
         (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
     }
 
-    fn value(&mut self, depth: usize) -> Option<Json> {
+    fn value(&mut self, depth: usize) -> Option<T> {
         self.skip_space();
         match self.peek()? {
-            b'n' => self.expect(b"null").map(|()| Json::Null),
-            b't' => self.expect(b"true").map(|()| Json::Bool(true)),
-            b'f' => self.expect(b"false").map(|()| Json::Bool(false)),
-            b'"' => self.string().map(Json::String),
+            b'n' => self.expect(b"null").map(|()| T::null()),
+            b't' => self.expect(b"true").map(|()| T::boolean(true)),
+            b'f' => self.expect(b"false").map(|()| T::boolean(false)),
+            b'"' => self.string().map(T::string),
             b'[' if depth < MAX_DEPTH => self.array(depth + 1),
             b'{' if depth < MAX_DEPTH => self.object(depth + 1),
-            b'-' | b'0'..=b'9' => self.number().map(Json::Number),
+            b'-' | b'0'..=b'9' => self.number().and_then(T::number),
             _ => None,
         }
     }
 
-    fn array(&mut self, depth: usize) -> Option<Json> {
+    fn array(&mut self, depth: usize) -> Option<T> {
         self.at += 1;
         let mut items = Vec::new();
         self.skip_space();
         if self.peek()? == b']' {
             self.at += 1;
-            return Some(Json::Array(items));
+            return Some(T::array(items));
         }
         loop {
             items.push(self.value(depth)?);
             self.skip_space();
             match self.next()? {
                 b',' => {}
-                b']' => return Some(Json::Array(items)),
+                b']' => return Some(T::array(items)),
                 _ => return None,
             }
         }
     }
 
-    fn object(&mut self, depth: usize) -> Option<Json> {
+    fn object(&mut self, depth: usize) -> Option<T> {
         self.at += 1;
-        // Room for the members of a token's claims or a service message without growing.
-        let mut members = Vec::with_capacity(8);
+        let mut members = T::members();
         self.skip_space();
         if self.peek()? == b'}' {
             self.at += 1;
-            return Some(Json::Object(members));
+            return Some(T::object(members));
         }
         loop {
             self.skip_space();
@@ -299,11 +550,12 @@ impl Reader<'_> {
             if self.next()? != b':' {
                 return None;
             }
-            members.push((name, self.value(depth)?));
+            let value = self.value(depth)?;
+            T::member(&mut members, name, value);
             self.skip_space();
             match self.next()? {
                 b',' => {}
-                b'}' => return Some(Json::Object(members)),
+                b'}' => return Some(T::object(members)),
                 _ => return None,
             }
         }
@@ -312,15 +564,19 @@ impl Reader<'_> {
     /// A string, the reader on its opening quote.
     fn string(&mut self) -> Option<String> {
         self.at += 1;
-        let mut out = Vec::new();
+        let mut out = String::new();
         loop {
             let start = self.at;
-            while !matches!(self.peek()?, b'"' | b'\\' | 0..=0x1f) {
-                self.at += 1;
-            }
-            out.extend_from_slice(self.bytes.get(start..self.at)?);
+            let run = self
+                .bytes
+                .get(start..)?
+                .iter()
+                .position(|b| matches!(b, b'"' | b'\\' | 0..=0x1f))?;
+            self.at += run;
+            // The text is a `str` and the run ends at an ASCII byte: the slice is whole characters, no check needed.
+            out.push_str(self.text.get(start..self.at)?);
             match self.next()? {
-                b'"' => return String::from_utf8(out).ok(),
+                b'"' => return Some(out),
                 b'\\' => {
                     let c = match self.next()? {
                         b'"' => '"',
@@ -334,8 +590,7 @@ impl Reader<'_> {
                         b'u' => self.unicode_escape()?,
                         _ => return None,
                     };
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    out.push(c);
                 }
                 _ => return None, // a control character
             }
@@ -383,6 +638,7 @@ impl Reader<'_> {
     }
 
     fn number(&mut self) -> Option<f64> {
+        let start = self.at;
         let negative = self.peek()? == b'-';
         if negative {
             self.at += 1;
@@ -424,7 +680,18 @@ impl Reader<'_> {
             let e = i32::try_from(e.min(100_000)).unwrap_or(100_000);
             exponent = exponent.saturating_add(sign * e);
         }
-        let n = decimal(mantissa, exponent);
+        let fast = mantissa < (1 << 53) && exponent.unsigned_abs() <= 22;
+        let n = if T::EXACT && !fast {
+            // Beyond the exact fast path: the correctly rounded reading of the text itself.
+            let text =
+                core::str::from_utf8(self.bytes.get(start + usize::from(negative)..self.at)?);
+            text.ok()?.parse::<f64>().ok()?
+        } else {
+            decimal(mantissa, exponent)
+        };
+        if let Some(numbers) = &mut self.numbers {
+            numbers.push((start, self.at));
+        }
         Some(if negative { -n } else { n })
     }
 }
@@ -651,5 +918,144 @@ mod tests {
         assert_eq!(parse_value(b"1e400"), None);
         assert_eq!(parse_value(b"[-1e999]"), None);
         assert_eq!(parse_value(b"\xff"), None);
+    }
+
+    /// Numbers where a reader exact only on the fast path (15 digits, exponents within ±22) can be off: the
+    /// halfway and subnormal cases of "How to read floating point numbers accurately" (Clinger 1990) and the
+    /// smallest normal number (2.2250738585072011e-308, the PHP/Java hang), with the brief's 0.1, 1e-7, 2^53 + 1,
+    /// 1.5e300 and -0.
+    const HARD_NUMBERS: [&str; 16] = [
+        "0.1",
+        "1e-7",
+        "9007199254740993",
+        "1.5e300",
+        "-0.0",
+        "-0",
+        "1E+300",
+        "0.30000000000000004",
+        "2.2250738585072011e-308",
+        "2.2250738585072012e-308",
+        "4.9e-324",
+        "1.7976931348623157e308",
+        "123456789012345678901234567890",
+        "3.14159265358979323846264338327950288",
+        "9007199254740993.0000000000000001",
+        "8.98846567431158e307",
+    ];
+
+    #[test]
+    fn the_exact_reader_reads_every_number_as_json_parse_does() {
+        for text in HARD_NUMBERS {
+            let want: f64 = text.parse().unwrap();
+            let got = parse_value_exact(text).unwrap().as_f64().unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}: {got:e} != {want:e}");
+        }
+        // The fast path's reader is not exact here (which is why the client reads with the other one).
+        assert!(HARD_NUMBERS
+            .iter()
+            .any(|t| parse(t).as_f64() != t.parse().ok()));
+    }
+
+    #[test]
+    fn the_exact_reader_reads_values_as_into_value_makes_them() {
+        for text in [
+            r#"{"a":[1,-2,2.5,-0.5,1e21,9007199254740992,"x\u00e9",null,true,false],"b":{"c":{}},"d":[]}"#,
+            r#"{"a":1,"a":2}"#,
+            "0",
+            "-0",
+            "1.0",
+            "1e2",
+            "[1e22, -1e-22, 0.1]",
+            r#"  {"z": {"y": [[], {}]}, "x": "\"\\\/\b\f\n\r\t\ud83d\ude00"}  "#,
+        ] {
+            assert_eq!(
+                parse_value_exact(text),
+                parse_value(text.as_bytes()),
+                "{text}"
+            );
+        }
+        for text in [
+            "",
+            "01",
+            "1.",
+            "-",
+            "[1,]",
+            "{\"a\":1}x",
+            "1e",
+            "NaN",
+            "\"\\ud800\"",
+            "1e400",
+            "[-1e999]",
+        ] {
+            assert_eq!(parse_value_exact(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn number_texts_come_in_the_order_of_the_document() {
+        for text in HARD_NUMBERS {
+            assert_eq!(parse_with_number_texts(text).unwrap().1, [text]);
+        }
+        let text = r#" {"a": [1, -2.5e-3, {"b": 1.5e300}], "c": "9", "d": -0} "#;
+        let (value, numbers) = parse_with_number_texts(text).unwrap();
+        assert_eq!(numbers, ["1", "-2.5e-3", "1.5e300", "-0"]);
+        assert_eq!(Some(value), Json::parse(text));
+        assert!(parse_with_number_texts("[1,]").is_none());
+    }
+
+    #[test]
+    fn the_writer_writes_what_serde_json_writes() {
+        let text = r#"{"s":"q\"b\\s/\u0000\u0001\u0008\u0009\n\u000b\f\r\u001f\u007f é😀","i":[0,-1,18446744073709551615,-9223372036854775808,9007199254740993],"w":[1.0,-0.0,100.0,-5.0,9007199254740992.0],"b":[true,false,null],"o":{},"a":[],"n":{"z":{"y":[[]]}}}"#;
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(to_text(&value), serde_json::to_string(&value).unwrap());
+        let mut out = String::new();
+        write_string(&mut out, "\u{7f}\"\\\u{2028}x");
+        assert_eq!(out, serde_json::to_string("\u{7f}\"\\\u{2028}x").unwrap());
+    }
+
+    #[test]
+    fn a_float_is_written_as_text_that_reads_back_as_it() {
+        for text in HARD_NUMBERS
+            .iter()
+            .chain(&["1e21", "1e-300", "5e-324", "0.5", "-123.456", "1e16"])
+        {
+            let n: f64 = text.parse().unwrap();
+            let Some(number) = serde_json::Number::from_f64(n) else {
+                continue;
+            };
+            let mut out = String::new();
+            write_number(&mut out, &number);
+            let back: f64 = out.parse().unwrap();
+            assert_eq!(back.to_bits(), n.to_bits(), "{text} -> {out}");
+            // As serde_json writes it, up to the form of the exponent.
+            let theirs = serde_json::to_string(&number).unwrap();
+            assert_eq!(out.replace("e+", "e"), theirs.replace("e+", "e"), "{text}");
+        }
+    }
+}
+
+#[cfg(all(test, target_arch = "wasm32"))]
+mod wasm_tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn in_wasm_a_float_is_written_as_javascript_writes_it() {
+        for (text, js) in [
+            ("0.1", "0.1"),
+            ("1e-7", "1e-7"),
+            ("1.5e300", "1.5e+300"),
+            ("0.30000000000000004", "0.30000000000000004"),
+            ("2.2250738585072011e-308", "2.225073858507201e-308"),
+            ("1e21", "1e+21"),
+            ("-0.0", "-0.0"),
+            ("1.0", "1.0"),
+        ] {
+            let n: f64 = text.parse().unwrap();
+            let mut out = String::new();
+            write_number(&mut out, &serde_json::Number::from_f64(n).unwrap());
+            assert_eq!(out, js, "{text}");
+            assert_eq!(out.parse::<f64>().unwrap().to_bits(), n.to_bits(), "{text}");
+        }
     }
 }

@@ -540,8 +540,10 @@ pub fn approve_params(
         file_ids(files, validate::MAX_APPROVAL_FILES)?;
     }
     // The compact JSON `{"params":..,"files":..}`: the two values and 20 bytes of keys and punctuation.
-    let size = validate::json_len(&params.get("params"))
-        .saturating_add(validate::json_len(&params.get("files")))
+    // An absent value counts as `null`.
+    let len = |name| params.get(name).map_or(4, validate::json_len);
+    let size = len("params")
+        .saturating_add(len("files"))
         .saturating_add(20);
     if size >= validate::MAX_APPROVAL_PAYLOAD_BYTES {
         return Err(ApiError::validation(

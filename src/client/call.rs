@@ -703,7 +703,10 @@ fn decode_success(
     let location = header(headers, "location").map(str::to_owned);
     match kind {
         ResponseKind::NoContent => Ok((Value::Null, None)),
-        ResponseKind::Opaque => Ok((serde_json::from_str(trimmed).unwrap_or(Value::Null), None)),
+        ResponseKind::Opaque => Ok((
+            crate::json::parse_value_exact(trimmed).unwrap_or(Value::Null),
+            None,
+        )),
         ResponseKind::Redirect if (300..400).contains(&status) => match location {
             Some(loc) if !loc.trim().is_empty() => Ok((Value::Null, Some(loc))),
             _ => Err(invalid(
@@ -716,9 +719,9 @@ fn decode_success(
             if trimmed.is_empty() {
                 return Ok((Value::Null, location));
             }
-            serde_json::from_str(trimmed)
+            crate::json::parse_value_exact(trimmed)
                 .map(|v| (v, location))
-                .map_err(|_| {
+                .ok_or_else(|| {
                     invalid(
                         status,
                         "non_json_body",

@@ -231,14 +231,17 @@ pub struct FileSummary {
     pub extra: Map<String, Value>,
 }
 
-/// The key order of every object of a caller's JSON text, by position. serde_json (without `preserve_order`, which
-/// this crate does not enable: it costs wasm size) rebuilds objects in alphabetical order; a body is written back in
-/// the caller's order with [`write_in_order`], so what goes on the wire keeps the order the caller wrote (a schema's
-/// properties are the columns of an extraction table).
+/// The key order of every object of a caller's JSON text, by position, and the text of each of its numbers.
+/// serde_json (with `preserve_order`) keeps an object's members in the order they were read, but removing one (a
+/// `null` the client does not send) moves the last member into its place; a body is written back in the caller's
+/// order with [`write_in_order`], so what goes on the wire keeps the order the caller wrote (a schema's properties are the columns of an extraction table) and the
+/// caller's own digits (`0.1`, `1e-7`, `9007199254740993`: no number is read into an `f64` and printed again).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KeyOrder {
     keys: Vec<(String, KeyOrder)>,
     items: Vec<KeyOrder>,
+    /// The caller's text of a number.
+    number: Option<String>,
 }
 
 impl KeyOrder {
@@ -247,12 +250,35 @@ impl KeyOrder {
     /// # Errors
     /// `invalid_request` at `body` when the text is not JSON.
     pub fn of_text(text: &str) -> Result<Self, ApiError> {
-        serde_json::from_str(text)
-            .map_err(|_| ApiError::validation("invalid_request", "body", "is not JSON"))
+        let (value, numbers) = crate::json::parse_with_number_texts(text)
+            .ok_or_else(|| ApiError::validation("invalid_request", "body", "is not JSON"))?;
+        Ok(Self::of(value, &mut numbers.into_iter()))
     }
-}
 
-impl KeyOrder {
+    /// The order of a value read by [`crate::json::parse_with_number_texts`], its numbers' texts taken in document order. A
+    /// name given twice keeps its first place and its last value, as `JSON.parse` and serde_json read it.
+    fn of<'a>(value: crate::json::Json, numbers: &mut impl Iterator<Item = &'a str>) -> Self {
+        use crate::json::Json;
+        let mut order = KeyOrder::default();
+        match value {
+            Json::Object(members) => {
+                for (name, member) in members {
+                    let sub = Self::of(member, numbers);
+                    match order.keys.iter_mut().find(|(k, _)| *k == name) {
+                        Some((_, slot)) => *slot = sub,
+                        None => order.keys.push((name, sub)),
+                    }
+                }
+            }
+            Json::Array(items) => {
+                order.items = items.into_iter().map(|v| Self::of(v, numbers)).collect();
+            }
+            Json::Number(_) => order.number = numbers.next().map(str::to_owned),
+            Json::Null | Json::Bool(_) | Json::String(_) => {}
+        }
+        order
+    }
+
     /// The names of the object under `field`, in the text's order.
     pub fn names_of(&self, field: &str) -> Option<Vec<String>> {
         self.keys
@@ -262,59 +288,8 @@ impl KeyOrder {
     }
 }
 
-impl<'de> Deserialize<'de> for KeyOrder {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = KeyOrder;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("JSON")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<KeyOrder, A::Error> {
-                let mut order = KeyOrder::default();
-                while let Some((key, sub)) = map.next_entry::<String, KeyOrder>()? {
-                    order.keys.push((key, sub));
-                }
-                Ok(order)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<KeyOrder, A::Error> {
-                let mut order = KeyOrder::default();
-                while let Some(item) = seq.next_element::<KeyOrder>()? {
-                    order.items.push(item);
-                }
-                Ok(order)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<KeyOrder, E> {
-                Ok(KeyOrder::default())
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<KeyOrder, E> {
-                Ok(KeyOrder::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<KeyOrder, E> {
-                Ok(KeyOrder::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<KeyOrder, E> {
-                Ok(KeyOrder::default())
-            }
-            fn visit_str<E>(self, _: &str) -> Result<KeyOrder, E> {
-                Ok(KeyOrder::default())
-            }
-            fn visit_unit<E>(self) -> Result<KeyOrder, E> {
-                Ok(KeyOrder::default())
-            }
-        }
-        d.deserialize_any(Visitor)
-    }
-}
-
 /// Writes `value` as JSON text with each object's keys in `order` (the caller's order); keys the caller did not
-/// write (added by the client, such as an approval's `decision`) follow in serde_json's order.
+/// write (added by the client, such as an approval's `decision`) follow in the map's order.
 pub fn write_in_order(value: &Value, order: &KeyOrder) -> String {
     let mut out = String::with_capacity(256);
     write_value(&mut out, value, Some(order));
@@ -331,7 +306,7 @@ fn write_value(out: &mut String, value: &Value, order: Option<&KeyOrder>) {
                     out.push(',');
                 }
                 first = false;
-                write_scalar(out, &Value::String(key.to_owned()));
+                crate::json::write_string(out, key);
                 out.push(':');
                 write_value(out, v, sub);
             };
@@ -341,11 +316,11 @@ fn write_value(out: &mut String, value: &Value, order: Option<&KeyOrder>) {
                     entry(out, key, v, Some(sub));
                 }
             }
+            // Keys the caller did not write (few: the client's own), found by a scan rather than a sorted set (no sort
+            // code in the module for this).
             if map.len() > known.len() || known.iter().any(|(k, _)| !map.contains_key(k)) {
-                let written: std::collections::BTreeSet<&str> =
-                    known.iter().map(|(k, _)| k.as_str()).collect();
                 for (key, v) in map {
-                    if !written.contains(key.as_str()) {
+                    if !known.iter().any(|(k, _)| k == key) {
                         entry(out, key, v, None);
                     }
                 }
@@ -362,11 +337,12 @@ fn write_value(out: &mut String, value: &Value, order: Option<&KeyOrder>) {
             }
             out.push(']');
         }
-        scalar => write_scalar(out, scalar),
+        scalar => match (scalar, order.and_then(|o| o.number.as_deref())) {
+            // The caller's own digits where the caller wrote this number (and it is still the number read there).
+            (Value::Number(n), Some(text)) if text.parse::<f64>().ok() == n.as_f64() => {
+                out.push_str(text);
+            }
+            _ => crate::json::write_value(out, scalar),
+        },
     }
-}
-
-fn write_scalar(out: &mut String, value: &Value) {
-    // Serializing a string, number, bool or null cannot fail.
-    out.push_str(&serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned()));
 }

@@ -221,12 +221,12 @@ impl ApiError {
         if trimmed.is_empty() {
             parsed.message = Some(format!("HTTP {status} with an empty body"));
         } else {
-            match serde_json::from_str::<Value>(trimmed) {
-                Ok(Value::Object(map)) => parsed = ParsedBody::from_map(&map),
-                Ok(_) => {
+            match crate::json::parse_value_exact(trimmed) {
+                Some(Value::Object(map)) => parsed = ParsedBody::from_map(&map),
+                Some(_) => {
                     parsed.message = Some(format!("HTTP {status} with an unexpected JSON body"));
                 }
-                Err(_) => {
+                None => {
                     let content_type = header(&headers, "content-type").unwrap_or("unknown");
                     parsed.code = Some("non_json_body".to_owned());
                     parsed.message = Some(format!(
@@ -330,7 +330,7 @@ fn detail_summary(map: &Map<String, Value>) -> Option<String> {
         .filter(|(k, _)| k.as_str() != "error")
         .map(|(k, v)| match v {
             Value::String(s) => format!("{k}={}", sanitize(s, 200)),
-            other => format!("{k}={}", sanitize(&other.to_string(), 200)),
+            other => format!("{k}={}", sanitize(&crate::json::to_text(other), 200)),
         })
         .collect();
     if parts.is_empty() {

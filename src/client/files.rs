@@ -8,7 +8,7 @@ use super::polling::PollPlanner;
 use super::request::{segment, Method, RequestSpec, ResponseKind, Target};
 use super::validate;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// Body of a registration by URL (the source must serve a Content-Length).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,8 +81,21 @@ pub fn create_params(params: Params<FileCreateParams>) -> Result<RequestSpec, Ap
 pub fn register_upload(name: &str, mime_type: &str) -> Result<RequestSpec, ApiError> {
     validate::required_text("name", name)?;
     check_mime(mime_type)?;
-    Ok(RequestSpec::api(Method::Post, "/v1/files".to_owned())
-        .with_body(json!({"name": name, "mimeType": mime_type})))
+    Ok(
+        RequestSpec::api(Method::Post, "/v1/files".to_owned()).with_body(Value::Object(object(&[
+            ("name", name),
+            ("mimeType", mime_type),
+        ]))),
+    )
+}
+
+/// An object of string members.
+fn object(members: &[(&str, &str)]) -> Map<String, Value> {
+    let mut map = Map::new();
+    for (name, value) in members {
+        map.insert((*name).to_owned(), Value::from(*value));
+    }
+    map
 }
 
 fn check_mime(mime_type: &str) -> Result<(), ApiError> {

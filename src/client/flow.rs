@@ -457,7 +457,11 @@ impl Flow {
                     retry_after_ms: retry::parse_retry_after(&response.headers, Some(now_ms)),
                 };
                 let body = match (&response.body, self.parsed_status.take()) {
-                    (Value::Null, Some(status)) => serde_json::json!({ "status": status }),
+                    (Value::Null, Some(status)) => {
+                        let mut map = serde_json::Map::new();
+                        map.insert("status".to_owned(), Value::String(status));
+                        Value::Object(map)
+                    }
                     (Value::Null, None) => Value::Null,
                     (body, _) => body.clone(),
                 };

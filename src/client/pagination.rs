@@ -45,12 +45,39 @@ impl Page<Value> {
     /// # Errors
     /// `unexpected_shape` ([`ErrorKind::InvalidResponse`]) when the body is not a page.
     pub fn from_value(body: &Value) -> Result<Self, ApiError> {
-        Page::deserialize(body).map_err(|e| {
+        // Read member by member, as the derive reads them (absent or `null` optional fields are `None`, an absent
+        // `data` is empty, `has_more` or its alias `hasMore`), without a deserializer and its error formatting.
+        let shape = |what: &str| {
             ApiError::new(
                 ErrorKind::InvalidResponse,
                 "unexpected_shape",
-                format!("the list answer is not a page: {e}"),
+                format!("the list answer is not a page: {what}"),
             )
+        };
+        let Value::Object(map) = body else {
+            return Err(shape("not an object"));
+        };
+        let text = |name: &str| match map.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(shape(&format!("`{name}` is not a string"))),
+        };
+        let data = match map.get("data") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => items.clone(),
+            Some(_) => return Err(shape("`data` is not an array")),
+        };
+        let has_more = match (map.get("has_more"), map.get("hasMore")) {
+            (None, None) => false,
+            (Some(Value::Bool(b)), None) | (None, Some(Value::Bool(b))) => *b,
+            (Some(_), Some(_)) => return Err(shape("both `has_more` and `hasMore`")),
+            _ => return Err(shape("`has_more` is not a boolean")),
+        };
+        Ok(Page {
+            object: text("object")?,
+            data,
+            has_more,
+            cursor: text("cursor")?,
         })
     }
 }

@@ -117,7 +117,7 @@ impl<T: Fields> Params<T> {
         from_text(text, T::TABLE).map(Self::new)
     }
 
-    /// The parameters a Rust caller built as a struct (the body is serde_json's order).
+    /// The parameters a Rust caller built as a struct (the body is in the struct's field order).
     ///
     /// # Errors
     /// As [`Params::from_text`] (a struct of this crate always passes).
@@ -172,25 +172,25 @@ impl<T> Params<T> {
             .map(Vec::as_slice)
     }
 
-    /// The names of an object field in the caller's order (serde_json's order without a caller's text).
+    /// The names of an object field in the caller's order (the map's order without a caller's text). The map keeps
+    /// the order it was read in (serde_json's `preserve_order`) until the check removes a member; only then is the
+    /// caller's order taken from the text's [`KeyOrder`].
     ///
     /// # Errors
-    /// `invalid_request` when the caller's text is not JSON (it always is: it was read).
+    /// None (kept for the callers' `?`).
     pub fn names_in_order(&self, name: &str) -> Result<Vec<String>, ApiError> {
-        let order = match &self.order {
-            Some(CallerBody::Verbatim(text)) => Some(KeyOrder::of_text(text)?),
-            Some(CallerBody::Order(order)) => Some(order.clone()),
-            None => None,
-        };
         let own: Vec<String> = self
             .map
             .get(name)
             .and_then(Value::as_object)
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
-        Ok(match order.as_ref().and_then(|o| o.names_of(name)) {
-            Some(names) => names.into_iter().filter(|n| own.contains(n)).collect(),
-            None => own,
+        Ok(match &self.order {
+            Some(CallerBody::Order(order)) => match order.names_of(name) {
+                Some(names) => names.into_iter().filter(|n| own.contains(n)).collect(),
+                None => own,
+            },
+            _ => own,
         })
     }
 
@@ -241,7 +241,7 @@ fn from_text(
     text: &str,
     table: &Table,
 ) -> Result<(Map<String, Value>, Option<CallerBody>), ApiError> {
-    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(text) else {
+    let Some(Value::Object(mut map)) = crate::json::parse_value_exact(text) else {
         return Err(invalid("params", "must be a JSON object"));
     };
     let changed = check_object(&mut map, table, "")?;

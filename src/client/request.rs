@@ -297,7 +297,7 @@ pub(crate) struct AttemptParts<'a> {
 /// `idempotency-key` given in `parts`.
 ///
 /// # Errors
-/// `invalid_request` when the body cannot be serialized (not reachable with `serde_json::Value`).
+/// None today (a `serde_json::Value` body is always written); kept for the callers' `?`.
 pub(crate) fn build(
     config: &ClientConfig,
     spec: &RequestSpec,
@@ -339,9 +339,7 @@ pub(crate) fn build(
             Some(match spec.body_order.as_deref() {
                 Some(CallerBody::Verbatim(text)) => text.clone(),
                 Some(CallerBody::Order(order)) => super::common::write_in_order(value, order),
-                None => serde_json::to_string(value).map_err(|_| {
-                    ApiError::validation("invalid_request", "body", "cannot be serialized")
-                })?,
+                None => crate::json::to_text(value),
             })
         }
         None => None,

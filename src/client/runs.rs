@@ -9,7 +9,7 @@ use super::polling::{PollPlanner, Until};
 use super::request::{segment, Method, RequestSpec, ResponseKind, Target};
 use super::validate;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 string_enum! {
     /// Status of a capability run.
@@ -357,7 +357,7 @@ pub fn cancel(id: &str) -> Result<RequestSpec, ApiError> {
         Method::Post,
         format!("/v1/runs/{}/cancel", segment("id", id)?),
     )
-    .with_body(json!({})))
+    .with_body(Value::Object(Map::new())))
 }
 
 /// `DELETE /v1/runs/:id` (204, idempotent).

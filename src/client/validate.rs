@@ -14,7 +14,6 @@
 //!   the service.
 
 use super::error::ApiError;
-use serde::Serialize;
 use serde_json::Value;
 
 /// Largest `wait`, in seconds.
@@ -92,9 +91,7 @@ pub fn validate_extraction_schema(schema: &Value) -> Result<(), ApiError> {
 /// # Errors
 /// As [`validate_extraction_schema`].
 pub fn schema_at(schema: &Value, path: &str) -> Result<(), ApiError> {
-    let size = serde_json::to_vec(schema)
-        .map(|v| v.len())
-        .unwrap_or(usize::MAX);
+    let size = json_len(schema);
     if size >= MAX_SCHEMA_BYTES {
         return Err(ApiError::validation(
             "schema_too_large",
@@ -205,10 +202,8 @@ pub fn idempotency_key(key: &str) -> Result<(), ApiError> {
 }
 
 /// Compact JSON length of a value.
-pub fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
-    serde_json::to_vec(value)
-        .map(|v| v.len())
-        .unwrap_or(usize::MAX)
+pub fn json_len(value: &Value) -> usize {
+    crate::json::to_text(value).len()
 }
 
 /// Metadata: a JSON object of at most 10 KB.

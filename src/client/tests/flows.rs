@@ -562,3 +562,95 @@ fn answer_meta_reads_request_id_and_replay_as_the_call_does() {
     let meta = AnswerMeta::read(&pairs(&[("idempotent-replay", "yes")]));
     assert_eq!((meta.request_id, meta.idempotent_replay), (None, false));
 }
+
+/// Numbers of the brief's list (issue 12): what a page's items hold is what `JSON.parse` reads from the answer.
+const NUMBERS_PAGE: &str = r#"{"data":[{"n":[0.1,1e-7,9007199254740993,1.5e300,-0.0,2.2250738585072011e-308,0.30000000000000004,123456789012345678901234567890,7]}],"has_more":false}"#;
+
+#[test]
+fn a_pages_numbers_are_read_as_json_parse_reads_them() {
+    let spec = runs::list(&runs::RunListParams::default()).unwrap();
+    let flow = Flow::page(&config(), spec, None, &CallOptions::default()).unwrap();
+    let trace = drive(
+        flow,
+        vec![Answer::Text(200, vec![], NUMBERS_PAGE)],
+        10,
+        None,
+    );
+    let FlowValue::Page { items, .. } = trace.result.unwrap().value else {
+        panic!("not a page");
+    };
+    let got: Vec<f64> = items[0]["n"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_f64().unwrap())
+        .collect();
+    let want: Vec<f64> = [
+        "0.1",
+        "1e-7",
+        "9007199254740993",
+        "1.5e300",
+        "-0.0",
+        "2.2250738585072011e-308",
+        "0.30000000000000004",
+        "123456789012345678901234567890",
+        "7",
+    ]
+    .iter()
+    .map(|t| t.parse().unwrap())
+    .collect();
+    assert_eq!(
+        got.iter().map(|n| n.to_bits()).collect::<Vec<_>>(),
+        want.iter().map(|n| n.to_bits()).collect::<Vec<_>>(),
+        "{got:?}"
+    );
+    assert_eq!(
+        items[0]["n"][8],
+        serde_json::Value::from(7),
+        "a whole number stays an integer"
+    );
+}
+
+#[test]
+fn a_page_of_the_wrong_shape_is_unexpected_shape() {
+    for body in [
+        r#"[]"#,
+        r#"{"data":3}"#,
+        r#"{"data":[],"has_more":"yes"}"#,
+        r#"{"data":[],"cursor":7}"#,
+        r#"{"data":[],"has_more":true,"hasMore":true}"#,
+    ] {
+        let spec = runs::list(&runs::RunListParams::default()).unwrap();
+        let flow = Flow::page(&config(), spec, None, &CallOptions::default()).unwrap();
+        let trace = drive(flow, vec![Answer::Text(200, vec![], body)], 10, None);
+        let err = trace.result.unwrap_err();
+        assert_eq!(err.code, "unexpected_shape", "{body}");
+        assert!(
+            err.message.starts_with("the list answer is not a page"),
+            "{body}: {}",
+            err.message
+        );
+    }
+}
+
+#[test]
+fn a_pages_items_keep_the_services_member_order_as_json_parse_does() {
+    let spec = runs::list(&runs::RunListParams::default()).unwrap();
+    let flow = Flow::page(&config(), spec, None, &CallOptions::default()).unwrap();
+    let trace = drive(
+        flow,
+        vec![Answer::Text(
+            200,
+            vec![],
+            r#"{"data":[{"object":"run","id":"exr_1","status":"processed","metadata":{"z":"1","a":"2"}}],"has_more":false}"#,
+        )],
+        10,
+        None,
+    );
+    let FlowValue::Page { items, .. } = trace.result.unwrap().value else {
+        panic!("not a page");
+    };
+    let names = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&items[0]), ["object", "id", "status", "metadata"]);
+    assert_eq!(names(&items[0]["metadata"]), ["z", "a"]);
+}

@@ -118,8 +118,8 @@ pub fn json_value(value: &JsValue, path: &str) -> Result<serde_json::Value, ApiE
         .ok_or_else(|| {
             ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
         })?;
-    serde_json::from_str(&text)
-        .map_err(|_| ApiError::validation("invalid_request", path, "is not JSON"))
+    crate::json::parse_value_exact(&text)
+        .ok_or_else(|| ApiError::validation("invalid_request", path, "is not JSON"))
 }
 
 /// A required string argument (an id).

@@ -4,7 +4,7 @@
 // `withResponse()`, and for a list the cursor `Page`, async-iterable over every item of every page.
 
 /**
- * A page of a cursor list, as the core read it.
+ * A page of a cursor list, as the core read it (its items parsed here: `pageItems`).
  * @param {{items: unknown[], hasMore: boolean, cursor: string | null, nextCursor: string | undefined}} read
  * @param {{resource: {list(params: object, options?: object): Promise<object>}, params?: object, options?: object}} list
  *   the resource whose `list` made the page, its parameters (the cursor is replaced) and call options (reused)
@@ -526,9 +526,22 @@ function result(kind, value, answer, list) {
     case ResultKind.BYTES:
       return answer?.bytes ?? new Uint8Array(0);
     case ResultKind.PAGE:
-      return makePage(value, list);
+      return makePage({ ...value, items: pageItems(answer) }, list);
     default:
       return undefined;
+  }
+}
+
+/**
+ * The items of an answer the core read as a page (an object whose `data`, when present, is an array), parsed here as
+ * `fetch` users parse it.
+ */
+function pageItems(answer) {
+  try {
+    const data = JSON.parse(answer?.text ?? "").data;
+    return Array.isArray(data) ? data : [];
+  } catch {
+    return [];
   }
 }
 

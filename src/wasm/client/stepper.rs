@@ -296,31 +296,25 @@ impl FlowStepper {
     }
 }
 
-/// The done step of a finished flow; JS takes the data from the answer it holds, except a location or a page.
+/// The done step of a finished flow; JS takes the data from the answer it holds (a page's items too: `JSON.parse`
+/// of the answer the core read as a page, so they are what `fetch` gives), except a location or a page's cursor.
 fn done(finished: Finished) -> JsValue {
     let kind = result_code(&finished.value);
     let value = match finished.value {
         FlowValue::Location(location) => location.map_or(JsValue::NULL, JsValue::from),
         FlowValue::Page {
-            items,
             has_more,
             cursor,
             next_cursor,
-        } => {
-            let items = serde_json::to_string(&items)
-                .ok()
-                .and_then(|text| platform::json_parse(&JsValue::from_str(&text)).ok())
-                .unwrap_or_else(|| js_sys::Array::new().into());
-            platform::object(&[
-                ("items", items),
-                ("hasMore", has_more.into()),
-                ("cursor", cursor.map_or(JsValue::NULL, JsValue::from)),
-                (
-                    "nextCursor",
-                    next_cursor.map_or(JsValue::UNDEFINED, JsValue::from),
-                ),
-            ])
-        }
+            ..
+        } => platform::object(&[
+            ("hasMore", has_more.into()),
+            ("cursor", cursor.map_or(JsValue::NULL, JsValue::from)),
+            (
+                "nextCursor",
+                next_cursor.map_or(JsValue::UNDEFINED, JsValue::from),
+            ),
+        ]),
         FlowValue::Data | FlowValue::Void | FlowValue::Bytes => JsValue::UNDEFINED,
     };
     let response = finished.response;

@@ -468,3 +468,17 @@ for (const [name, script, call, sent] of FLOWS) {
     assert.equal(server.requests.length, 0);
   });
 }
+
+test("a_pages_items_are_what_json_parse_makes_of_the_answer_numbers_and_member_order_included", async () => {
+  // Numbers a float reader can misread (2.2250738585072011e-308: serde_json was one unit off) or a writer can
+  // reprint, and members out of alphabetical order.
+  const text = `{"object":"list","data":[{"z":0.1,"id":"exr_1","a":[1e-7,9007199254740993,1.5e300,-0.0,2.2250738585072011e-308,123456789012345678901234567890]}],"has_more":false,"cursor":null}`;
+  const server = await scripted((req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(text);
+  });
+  const page = await client(server.url).runs.list({});
+  assert.deepStrictEqual(page.data, JSON.parse(text).data);
+  assert.deepStrictEqual(Object.keys(page.data[0]), ["z", "id", "a"]);
+  assert.ok(Object.is(page.data[0].a[3], -0));
+});
