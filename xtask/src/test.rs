@@ -73,8 +73,9 @@ fn cargo(args: &[&str]) -> Command {
 }
 
 /// Each package is tested on its own, so its dependencies build with its own features only: one `cargo test
-/// --workspace` would unify them (the emulator's `serde_json/preserve_order` would then hide, in the client's native
-/// tests, a key-order bug that the shipped wasm has). `--no-fail-fast`: every test binary runs and is counted.
+/// --workspace` would unify them, and a feature one package enables (the emulator's) could hide in another's native
+/// tests a bug that its shipped wasm has. (Both now enable `serde_json/preserve_order`, as the wasm is built.)
+/// `--no-fail-fast`: every test binary runs and is counted.
 const NATIVE_PACKAGES: &[&str] = &["docauto", "docauto-emulator", "xtask"];
 
 fn native(t: &mut Tally) {
