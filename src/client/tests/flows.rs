@@ -37,6 +37,13 @@ fn pairs(headers: &[(&'static str, &'static str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// One `runs.list` page flow answered 200 with `body`.
+fn drive_page(body: &'static str) -> Trace {
+    let spec = runs::list(&runs::RunListParams::default()).unwrap();
+    let flow = Flow::page(&config(), spec, None, &CallOptions::default()).unwrap();
+    drive(flow, vec![Answer::Text(200, vec![], body)], 10, None)
+}
+
 /// Runs `flow` against scripted answers on a fake clock: each answer takes `held_ms`, each sleep its length.
 /// `abort_at_sleep` aborts the flow in place of its n-th sleep (0-based), as the host does when the signal fires.
 fn drive(
@@ -366,18 +373,8 @@ fn download_attempt_aborted_by_the_signal_is_not_waited_out() {
 
 #[test]
 fn page_reports_has_more_and_the_next_cursor() {
-    let spec = runs::list(&runs::RunListParams::default()).unwrap();
-    let flow = Flow::page(&config(), spec, None, &CallOptions::default()).unwrap();
-    let trace = drive(
-        flow,
-        vec![Answer::Text(
-            200,
-            vec![],
-            r#"{"object":"list","data":[{"id":"exr_1"}],"hasMore":true,"cursor":"c2"}"#,
-        )],
-        10,
-        None,
-    );
+    let trace =
+        drive_page(r#"{"object":"list","data":[{"id":"exr_1"}],"hasMore":true,"cursor":"c2"}"#);
     assert_eq!(trace.sends[0].1, Read::Text);
     match trace.result.unwrap().value {
         FlowValue::Page {
@@ -568,14 +565,7 @@ const NUMBERS_PAGE: &str = r#"{"data":[{"n":[0.1,1e-7,9007199254740993,1.5e300,-
 
 #[test]
 fn a_pages_numbers_are_read_as_json_parse_reads_them() {
-    let spec = runs::list(&runs::RunListParams::default()).unwrap();
-    let flow = Flow::page(&config(), spec, None, &CallOptions::default()).unwrap();
-    let trace = drive(
-        flow,
-        vec![Answer::Text(200, vec![], NUMBERS_PAGE)],
-        10,
-        None,
-    );
+    let trace = drive_page(NUMBERS_PAGE);
     let FlowValue::Page { items, .. } = trace.result.unwrap().value else {
         panic!("not a page");
     };
@@ -620,9 +610,7 @@ fn a_page_of_the_wrong_shape_is_unexpected_shape() {
         r#"{"data":[],"cursor":7}"#,
         r#"{"data":[],"has_more":true,"hasMore":true}"#,
     ] {
-        let spec = runs::list(&runs::RunListParams::default()).unwrap();
-        let flow = Flow::page(&config(), spec, None, &CallOptions::default()).unwrap();
-        let trace = drive(flow, vec![Answer::Text(200, vec![], body)], 10, None);
+        let trace = drive_page(body);
         let err = trace.result.unwrap_err();
         assert_eq!(err.code, "unexpected_shape", "{body}");
         assert!(
@@ -635,17 +623,8 @@ fn a_page_of_the_wrong_shape_is_unexpected_shape() {
 
 #[test]
 fn a_pages_items_keep_the_services_member_order_as_json_parse_does() {
-    let spec = runs::list(&runs::RunListParams::default()).unwrap();
-    let flow = Flow::page(&config(), spec, None, &CallOptions::default()).unwrap();
-    let trace = drive(
-        flow,
-        vec![Answer::Text(
-            200,
-            vec![],
-            r#"{"data":[{"object":"run","id":"exr_1","status":"processed","metadata":{"z":"1","a":"2"}}],"has_more":false}"#,
-        )],
-        10,
-        None,
+    let trace = drive_page(
+        r#"{"data":[{"object":"run","id":"exr_1","status":"processed","metadata":{"z":"1","a":"2"}}],"has_more":false}"#,
     );
     let FlowValue::Page { items, .. } = trace.result.unwrap().value else {
         panic!("not a page");
