@@ -6,6 +6,7 @@ pub mod json;
 pub mod options;
 #[cfg(feature = "realtime")]
 pub mod realtime;
+pub mod text;
 pub mod url;
 pub mod webhook;
 

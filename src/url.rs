@@ -16,7 +16,7 @@ pub fn origin(url: &str) -> Option<String> {
     {
         return None;
     }
-    let (scheme, rest) = url.split_once("://")?;
+    let (scheme, rest) = split_scheme(url)?;
     let scheme = scheme.to_ascii_lowercase();
     let default_port = match scheme.as_str() {
         "https" => 443,
@@ -43,6 +43,13 @@ pub fn origin(url: &str) -> Option<String> {
         return None;
     }
     Some(format!("{scheme}://{}:{port}", host.to_ascii_lowercase()))
+}
+
+/// `scheme://rest` as `(scheme, rest)`. Not `split_once("://")`: a string pattern's searcher slices with a checked
+/// index, which links the panic path's string formatting (`slice_error_fail`, `char`'s Debug).
+fn split_scheme(url: &str) -> Option<(&str, &str)> {
+    let at = url.as_bytes().windows(3).position(|w| w == b"://")?;
+    Some((url.get(..at)?, url.get(at + 3..)?))
 }
 
 /// Splits `host[:port]`, with IPv6 literals in brackets.
@@ -74,7 +81,7 @@ pub fn same_origin(url: &str, base_origin: &str) -> bool {
 /// path, another scheme, a URL [`origin`] cannot read): such a redirect is not followed.
 pub fn resolve_location(location: &str, request_url: &str) -> Option<String> {
     let location = location.trim();
-    let (scheme, rest) = request_url.split_once("://")?;
+    let (scheme, rest) = split_scheme(request_url)?;
     let resolved = if location.starts_with("//") {
         format!("{scheme}:{location}")
     } else if location.starts_with('/') {

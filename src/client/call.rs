@@ -23,6 +23,7 @@ use super::retry::{self, RetryDecision};
 use super::url;
 use super::validate;
 use super::{ClientConfig, LogLevel};
+use crate::text;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -621,12 +622,12 @@ impl Call {
     fn finish_err(&mut self, mut err: ApiError) {
         // Defence in depth: whatever a server or runtime echoed, the key never leaves in an error.
         let key = self.config.api_key();
-        if err.message.contains(key) {
-            err.message = err.message.replace(key, "[redacted]");
+        if text::contains(&err.message, key) {
+            err.message = text::replace(&err.message, key, "[redacted]");
         }
         for (_, value) in &mut err.headers {
-            if value.contains(key) {
-                *value = value.replace(key, "[redacted]");
+            if text::contains(value, key) {
+                *value = text::replace(value, key, "[redacted]");
             }
         }
         if err.kind != ErrorKind::UserAbort {

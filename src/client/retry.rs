@@ -83,9 +83,9 @@ pub fn failed_before_sending(code: &str, message: &str) -> bool {
     // Deno: "error sending request for url (...): client error (Connect): tcp connect error: Connection refused";
     // "dns error" for a name that does not resolve.
     let lower = message.to_ascii_lowercase();
-    lower.contains("client error (connect)")
-        || lower.contains("tcp connect error")
-        || lower.contains("dns error")
+    ["client error (connect)", "tcp connect error", "dns error"]
+        .iter()
+        .any(|words| crate::text::contains(&lower, words))
 }
 
 /// Exponential backoff for the retry with index `retries_done` (0 for the first retry):

@@ -390,7 +390,7 @@ impl ClientState {
             LogLevel::Error | LogLevel::Off => "error",
         };
         let mut line = format!("[docauto] {}", record.message);
-        if let (Some(ms), true) = (elapsed, record.message.contains(" -> ")) {
+        if let (Some(ms), true) = (elapsed, crate::text::contains(&record.message, " -> ")) {
             // A whole number of ms (never NaN or negative in practice): integer formatting, no float formatting code.
             line.push_str(&format!(" elapsed_ms={}", ms.round().max(0.0) as u64));
         }
