@@ -9,7 +9,11 @@
 use crate::json::Json;
 use p256::ecdsa::signature::Verifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
-use p256::EncodedPoint;
+use p256::elliptic_curve::ff::PrimeField;
+use p256::elliptic_curve::point::DecompressPoint;
+use p256::elliptic_curve::subtle::{Choice, ConstantTimeEq};
+use p256::{AffinePoint, NistP256};
+use primeorder::PrimeCurveParams;
 
 use super::base64url;
 use super::error::{err, ErrorCode, Result};
@@ -19,6 +23,24 @@ use super::jws::{CompactJws, ALGORITHM};
 pub const MAX_JWKS_BYTES: usize = 256 * 1024;
 /// Most keys kept from one key set.
 pub const MAX_KEYS: usize = 64;
+
+/// The curve point `(x, y)` (big-endian coordinates, each below the field's prime), `None` when it is not on
+/// P-256: `y^2 = x^3 - 3x + b`.
+///
+/// Not through `EncodedPoint`: its tag reader `expect`s, which links the `Debug` printing of the sec1, der and
+/// const-oid errors into the wasm modules. The point is made by decompressing `x` with `y`'s parity; on the curve,
+/// the two roots of `x^3 - 3x + b` are `y` and `p - y`, of opposite parity (`p` is odd), so it is `(x, y)` itself.
+fn point_on_curve(x_bytes: &[u8; 32], y_bytes: &[u8; 32]) -> Option<AffinePoint> {
+    type Fe = <NistP256 as PrimeCurveParams>::FieldElement;
+    let x = Option::<Fe>::from(Fe::from_repr((*x_bytes).into()))?;
+    let y = Option::<Fe>::from(Fe::from_repr((*y_bytes).into()))?;
+    let rhs = x.square() * x + NistP256::EQUATION_A * x + NistP256::EQUATION_B;
+    if !bool::from(y.square().ct_eq(&rhs)) {
+        return None;
+    }
+    let y_is_odd = Choice::from(y_bytes.last().copied().unwrap_or(0) & 1);
+    Option::from(AffinePoint::decompress(&(*x_bytes).into(), y_is_odd))
+}
 
 /// One usable P-256 verification key and its id.
 #[derive(Clone)]
@@ -64,8 +86,7 @@ impl PublicKey {
         let (x, y) = (text("x")?, text("y")?);
         let x_bytes: [u8; 32] = base64url::decode(x)?.try_into().ok()?;
         let y_bytes: [u8; 32] = base64url::decode(y)?.try_into().ok()?;
-        let point = EncodedPoint::from_affine_coordinates(&x_bytes.into(), &y_bytes.into(), false);
-        let key = VerifyingKey::from_encoded_point(&point).ok()?;
+        let key = VerifyingKey::from_affine(point_on_curve(&x_bytes, &y_bytes)?).ok()?;
         Some(Self {
             kid: kid.to_owned(),
             x: x.to_owned(),
@@ -282,6 +303,44 @@ mod tests {
         assert!(!usable(json!({"y": RFC_X})));
         assert!(!usable(json!({"x": "AAAA"})));
         assert!(!usable(json!({"x": "not base64!"})));
+    }
+
+    /// sec1's `EncodedPoint` path (what `VerifyingKey::from_encoded_point` does) as the oracle: the same verdict
+    /// and the same key for points on the curve, their negation (the other root), and off-curve or out-of-range
+    /// coordinates.
+    #[test]
+    fn points_are_checked_as_sec1_checks_them() {
+        use p256::ecdsa::SigningKey;
+        use p256::elliptic_curve::sec1::ToEncodedPoint;
+        use p256::EncodedPoint;
+        let oracle = |x: &[u8; 32], y: &[u8; 32]| {
+            let point = EncodedPoint::from_affine_coordinates(&(*x).into(), &(*y).into(), false);
+            VerifyingKey::from_encoded_point(&point).ok()
+        };
+        let ours = |x: &[u8; 32], y: &[u8; 32]| {
+            point_on_curve(x, y).and_then(|p| VerifyingKey::from_affine(p).ok())
+        };
+        let mut cases = Vec::new();
+        for seed in 1u8..=40 {
+            let key = SigningKey::from_slice(&[seed; 32]).unwrap();
+            let point = key.verifying_key().to_encoded_point(false);
+            let x: [u8; 32] = point.x().unwrap()[..].try_into().unwrap();
+            let y: [u8; 32] = point.y().unwrap()[..].try_into().unwrap();
+            let neg = (-key.verifying_key().as_affine().to_owned()).to_encoded_point(false);
+            let neg_y: [u8; 32] = neg.y().unwrap()[..].try_into().unwrap();
+            let mut off = y;
+            off[31] ^= 1;
+            cases.extend([(x, y), (x, neg_y), (x, off), (y, x)]);
+        }
+        cases.push(([0xff; 32], [0xff; 32]));
+        cases.push(([0; 32], [0; 32]));
+        let mut valid = 0;
+        for (x, y) in &cases {
+            let (a, b) = (ours(x, y), oracle(x, y));
+            assert_eq!(a, b, "{x:?} {y:?}");
+            valid += usize::from(a.is_some());
+        }
+        assert_eq!(valid, 80, "each key and its negation");
     }
 
     #[test]
