@@ -45,10 +45,9 @@ pub fn origin(url: &str) -> Option<String> {
     Some(format!("{scheme}://{}:{port}", host.to_ascii_lowercase()))
 }
 
-/// `scheme://rest` as `(scheme, rest)`. Not `split_once("://")`: a string pattern's searcher slices with a checked
-/// index, which links the panic path's string formatting (`slice_error_fail`, `char`'s Debug).
+/// `scheme://rest` as `(scheme, rest)`. Not `split_once("://")`: see [`crate::text`].
 fn split_scheme(url: &str) -> Option<(&str, &str)> {
-    let at = url.as_bytes().windows(3).position(|w| w == b"://")?;
+    let at = crate::text::find(url, "://")?;
     Some((url.get(..at)?, url.get(at + 3..)?))
 }
 

@@ -153,7 +153,7 @@ pub const WEBHOOK_REF: Table = Table {
 /// # Errors
 /// `invalid_request` at `path`.
 pub fn validate_file_value(file: &Value, path: &str) -> Result<(), ApiError> {
-    one_of_url_id(file, path, "needs a url or an id")
+    one_of_url_id(file, path)
 }
 
 /// A checked JSON list of file references: `min..=max` of them, each valid.
@@ -178,11 +178,11 @@ pub fn validate_file_values(
 /// # Errors
 /// `invalid_request` at `webhook`.
 pub fn validate_webhook_value(webhook: &Value) -> Result<(), ApiError> {
-    one_of_url_id(webhook, "webhook", "needs a url or an id")
+    one_of_url_id(webhook, "webhook")
 }
 
 /// Exactly one of the string fields `url` and `id`, non-empty.
-fn one_of_url_id(value: &Value, path: &str, neither: &str) -> Result<(), ApiError> {
+fn one_of_url_id(value: &Value, path: &str) -> Result<(), ApiError> {
     let url = value.get("url").and_then(Value::as_str);
     let id = value.get("id").and_then(Value::as_str);
     match (url, id) {
@@ -191,7 +191,11 @@ fn one_of_url_id(value: &Value, path: &str, neither: &str) -> Result<(), ApiErro
         (Some(_), Some(_)) => {
             validate::exclusive(&format!("{path}.url"), true, &format!("{path}.id"), true)
         }
-        (None, None) => Err(ApiError::validation("invalid_request", path, neither)),
+        (None, None) => Err(ApiError::validation(
+            "invalid_request",
+            path,
+            "needs a url or an id",
+        )),
     }
 }
 

@@ -152,7 +152,8 @@ pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
 /// `Err(())` when a data option cannot be read as JSON (a function or a symbol where data is expected, a cycle, a
 /// `BigInt`).
 pub fn plain_options(options: &JsValue, handles: &[&str]) -> Result<serde_json::Value, ()> {
-    crate::json::parse_value(plain_options_text(options, handles)?.as_bytes()).ok_or(())
+    // The client's reader of `serde_json::Value`s (the one its answers and params go through), not a second one.
+    crate::json::parse_value_exact(&plain_options_text(options, handles)?).ok_or(())
 }
 
 /// [`plain_options`] read by the crate's own JSON reader (`docauto/webhooks`, which links no `serde_json::Value`).
@@ -179,8 +180,8 @@ pub fn plain_options_text(options: &JsValue, handles: &[&str]) -> Result<String,
             let _ = Reflect::set(&data, &name.into(), &text.into());
         }
     }
-    // Through JSON text rather than serde-wasm-bindgen: serde_json is linked anyway, and the webhook-only module
-    // stays 20+ KB (gzip) smaller without a second deserializer.
+    // Through JSON text rather than serde-wasm-bindgen: each module reads it with the crate's JSON reader, and the
+    // webhook-only module stays 20+ KB (gzip) smaller without a deserializer of JS values.
     if option_names(&data)
         .iter()
         .any(|name| option(&data, name).is_function() || option(&data, name).is_symbol())
