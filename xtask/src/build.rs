@@ -66,25 +66,37 @@ struct Variant {
 const VARIANTS: &[Variant] = &[
     Variant {
         dir: "",
-        cargo_args: &[],
+        cargo_args: &["--features", "talc-allocator"],
         target_dir: "target",
         profile: "release",
     },
     Variant {
         dir: "webhooks",
-        cargo_args: &["--no-default-features", "--features", "webhooks"],
+        cargo_args: &[
+            "--no-default-features",
+            "--features",
+            "webhooks talc-allocator",
+        ],
         target_dir: "target/webhooks",
         profile: "release",
     },
     Variant {
         dir: "realtime",
-        cargo_args: &["--no-default-features", "--features", "realtime"],
+        cargo_args: &[
+            "--no-default-features",
+            "--features",
+            "realtime talc-allocator",
+        ],
         target_dir: "target/realtime",
         profile: "wasm-realtime",
     },
     Variant {
         dir: "testing",
-        cargo_args: &["--no-default-features", "--features", "testing"],
+        cargo_args: &[
+            "--no-default-features",
+            "--features",
+            "testing talc-allocator",
+        ],
         target_dir: "target/testing",
         profile: "wasm-size",
     },

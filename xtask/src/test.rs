@@ -114,7 +114,7 @@ fn native(t: &mut Tally) {
 fn wasm_bindgen_tests(t: &mut Tally, name: &str, browser: bool) {
     let r = root();
     step(&format!(
-        "{name}: cargo test -p docauto --target wasm32-unknown-unknown --tests"
+        "{name}: cargo test -p docauto --target wasm32-unknown-unknown --tests --features talc-allocator"
     ));
     let mut c = cargo(&[
         "test",
@@ -123,6 +123,9 @@ fn wasm_bindgen_tests(t: &mut Tally, name: &str, browser: bool) {
         "--target",
         "wasm32-unknown-unknown",
         "--tests",
+        // The package's allocator, so these tests run on what the package ships.
+        "--features",
+        "talc-allocator",
     ]);
     c.env(
         "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
