@@ -32,7 +32,7 @@ use super::{files, retry, runs, ClientConfig};
 /// What the host does with the body of a 2xx answer of a [`Step::Send`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Read {
-    /// Read it as text and report it ([`Body::Text`]): the core needs it (registrations, pages, output routes).
+    /// Read it as text and report it ([`Body::Text`]): the core needs it (registrations, output routes).
     Text,
     /// Read its bytes and keep them (a download); report an empty text.
     Bytes,
@@ -43,6 +43,12 @@ pub enum Read {
     /// nothing more to read or log ([`Call::json_success_is_final`]). The host then reads the request id and the
     /// replay flag of the answer with [`super::call::AnswerMeta::read`].
     FinalJson,
+    /// A list page: as [`Read::Text`], except that the core reads only the page's own members (`object`,
+    /// `has_more`, `cursor`) and whether `data` is an array, never the items. A host that parses the body itself
+    /// (to hand its caller the items) may therefore report the page with its items left out: when the body is a JSON
+    /// object whose `data` is an array, the text of that object with `data` set to `[]` (any other body as it came).
+    /// The items then never enter the core, whatever the page's size; [`FlowValue::Page::items`] is empty.
+    Page,
 }
 
 /// An answer's body as reported to [`Flow::on_response`].
@@ -81,7 +87,7 @@ pub enum FlowValue {
     Bytes,
     /// One page of a cursor list.
     Page {
-        /// The page's items.
+        /// The page's items (none when the host left them out of what it reported: [`Read::Page`]).
         items: Vec<Value>,
         /// Whether the service says another page exists (`has_more`, or `hasMore`).
         has_more: bool,
@@ -412,6 +418,7 @@ impl Flow {
             },
             Stage::Poll { .. } => Read::Json,
             Stage::Download => Read::Bytes,
+            Stage::Page { .. } => Read::Page,
             _ => Read::Text,
         }
     }

@@ -375,7 +375,7 @@ fn download_attempt_aborted_by_the_signal_is_not_waited_out() {
 fn page_reports_has_more_and_the_next_cursor() {
     let trace =
         drive_page(r#"{"object":"list","data":[{"id":"exr_1"}],"hasMore":true,"cursor":"c2"}"#);
-    assert_eq!(trace.sends[0].1, Read::Text);
+    assert_eq!(trace.sends[0].1, Read::Page);
     match trace.result.unwrap().value {
         FlowValue::Page {
             items,
@@ -390,6 +390,26 @@ fn page_reports_has_more_and_the_next_cursor() {
         }
         other => panic!("not a page: {other:?}"),
     }
+}
+
+#[test]
+fn page_reported_without_its_items_reads_as_the_whole_page_does() {
+    // `Read::Page`: a host that keeps the items reports the page with `data` set to `[]`.
+    let whole =
+        r#"{"object":"list","data":[{"id":"exr_1"},{"id":"exr_2"}],"has_more":true,"cursor":"c3"}"#;
+    let without = r#"{"object":"list","data":[],"has_more":true,"cursor":"c3"}"#;
+    let read = |body| match drive_page(body).result.unwrap().value {
+        FlowValue::Page {
+            items,
+            has_more,
+            cursor,
+            next_cursor,
+        } => (items.len(), has_more, cursor, next_cursor),
+        other => panic!("not a page: {other:?}"),
+    };
+    let (count, has_more, cursor, next) = read(whole);
+    assert_eq!(count, 2);
+    assert_eq!((0, has_more, cursor, next), read(without));
 }
 
 #[test]

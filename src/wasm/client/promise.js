@@ -147,7 +147,7 @@ function describe(error) {
 }
 
 /** What `attempt` does with a 2xx body: the core's `Read` (the numbers are `read_code` in `stepper.rs`). */
-const ReadMode = Object.freeze({ TEXT: 0, BYTES: 1, JSON: 2, FINAL_JSON: 3 });
+const ReadMode = Object.freeze({ TEXT: 0, BYTES: 1, JSON: 2, FINAL_JSON: 3, PAGE: 4 });
 
 /**
  * One HTTP attempt: `fetch`, then the body, under a timeout and the caller's signal. Retries, sleeps and every
@@ -155,8 +155,9 @@ const ReadMode = Object.freeze({ TEXT: 0, BYTES: 1, JSON: 2, FINAL_JSON: 3 });
  *
  * `mode` (a `ReadMode`, the core's `Read`) says what to do with a 2xx body: TEXT read it as text, BYTES read its
  * bytes, JSON parse it here (the data never enters wasm; a body that does not parse is handed over as text, for the
- * core to report), FINAL_JSON as JSON, and a body that parses ends the call here (`final`). Resolves to
- * `{ status, head, headers, text, bytes, data, parsed, final }`: `head` is header text (`name\nvalue\n...`,
+ * core to report), FINAL_JSON as JSON, and a body that parses ends the call here (`final`), PAGE parse it here and
+ * hand the core the page without its items (`pageForCore`). Resolves to
+ * `{ status, head, headers, text, bytes, data, parsed, final, items }`: `head` is header text (`name\nvalue\n...`,
  * lower-case names) for the core, every header except after a JSON parse here, where the core only reads the request
  * id, the replay flag, `Location` and `Retry-After` (a poll's pause), and nothing after a final one; `headers` is the
  * response's own `Headers`, read again only if the caller asks for `withResponse()`. Rejects with
@@ -252,6 +253,13 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
               return;
             }
           }
+          if (ok && mode === ReadMode.PAGE) {
+            const page = pageForCore(text);
+            const result = answer(status, headerText(response.headers), response.headers, page.text, undefined);
+            result.items = page.items;
+            finish(resolve, result);
+            return;
+          }
           finish(resolve, answer(status, headerText(response.headers), response.headers, text, undefined));
         });
       })
@@ -313,7 +321,25 @@ function discard(response) {
 }
 
 function answer(status, head, headers, text, bytes) {
-  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false };
+  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false, items: undefined };
+}
+
+/**
+ * A list page as the core's `Read::Page` lets the host report it: a JSON object whose `data` is an array goes to the
+ * core with `data` set to `[]` (its other members as they are), and the items stay here; any other body goes as it
+ * came, for the core to refuse or read. The items of a large page so never enter wasm.
+ */
+function pageForCore(text) {
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { text, items: undefined };
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || !Array.isArray(parsed.data)) {
+    return { text, items: undefined };
+  }
+  return { text: JSON.stringify({ ...parsed, data: [] }), items: parsed.data };
 }
 
 /** Headers as `name\nvalue\n...` text, names in lower case (newlines inside values become spaces). */
@@ -534,9 +560,10 @@ function result(kind, value, answer, list) {
 
 /**
  * The items of an answer the core read as a page (an object whose `data`, when present, is an array), parsed here as
- * `fetch` users parse it.
+ * `fetch` users parse it (by `pageForCore` when the answer was read).
  */
 function pageItems(answer) {
+  if (Array.isArray(answer?.items)) return answer.items;
   try {
     const data = JSON.parse(answer?.text ?? "").data;
     return Array.isArray(data) ? data : [];

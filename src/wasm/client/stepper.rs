@@ -96,6 +96,7 @@ fn read_code(read: Read) -> u8 {
         Read::Bytes => 1,
         Read::Json => 2,
         Read::FinalJson => 3,
+        Read::Page => 4,
     }
 }
 

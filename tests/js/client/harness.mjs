@@ -25,6 +25,18 @@ function findFile(dir, name) {
   return undefined;
 }
 
+/**
+ * The size in bytes of the wasm memory of the SDK `loadSdk` loaded (the same glue module instance, whose
+ * `initSync()` returns the instance it already has). Wasm memory only grows, so growth across a call bounds what the
+ * call held in wasm at once.
+ */
+export async function wasmMemoryBytes() {
+  const dir = process.env.DOCAUTO_GLUE_DIR;
+  const glueFile = dir ? join(dir, "docauto.js") : join(ROOT, "pkg", "wasm", "docauto.js");
+  const glue = await import(pathToFileURL(glueFile).href);
+  return glue.initSync().memory.buffer.byteLength;
+}
+
 /** The SDK's exports: `DocAuto`, `validateExtractionSchema` and the error classes. */
 export async function loadSdk() {
   const dir = process.env.DOCAUTO_GLUE_DIR;

@@ -6,7 +6,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { once } from "node:events";
-import { loadSdk, KEY } from "./harness.mjs";
+import { loadSdk, KEY, wasmMemoryBytes } from "./harness.mjs";
 
 const sdk = await loadSdk();
 const servers = [];
@@ -481,4 +481,42 @@ test("a_pages_items_are_what_json_parse_makes_of_the_answer_numbers_and_member_o
   assert.deepStrictEqual(page.data, JSON.parse(text).data);
   assert.deepStrictEqual(Object.keys(page.data[0]), ["z", "id", "a"]);
   assert.ok(Object.is(page.data[0].a[3], -0));
+});
+
+test("a_large_pages_items_never_enter_wasm_memory", async () => {
+  // 40 MiB of items (within the 64 MiB read cap). Read into wasm as text and built into a JSON tree there, they grew
+  // the wasm memory (which never shrinks) by several times their size; now the core sees the page without them.
+  const item = { id: "exr_0", status: "succeeded", metadata: { note: "x".repeat(2000) } };
+  const count = 20 * 1024;
+  const data = Array.from({ length: count }, (_, i) => ({ ...item, id: `exr_${i}` }));
+  const text = JSON.stringify({ object: "list", data, has_more: true, cursor: "c2" });
+  assert.ok(text.length > 40 * 1024 * 1024, `page of ${text.length} bytes`);
+  const server = await scripted((req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(text);
+  });
+  const before = await wasmMemoryBytes();
+  const page = await client(server.url).runs.list({});
+  const grown = (await wasmMemoryBytes()) - before;
+  assert.equal(page.data.length, count);
+  assert.deepStrictEqual(page.data[count - 1], data[count - 1]);
+  assert.equal(page.hasNextPage(), true);
+  assert.ok(grown < 4 * 1024 * 1024, `wasm memory grew by ${grown} bytes for a ${text.length}-byte page`);
+});
+
+test("a_page_without_an_array_of_items_is_still_refused_by_the_core", async () => {
+  for (const [body, needle] of [
+    [`{"object":"list","data":{"0":1},"has_more":false}`, "`data` is not an array"],
+    [`[{"id":"exr_1"}]`, "not an object"],
+    [`{"object":"list","data":[],"has_more":"yes"}`, "`has_more` is not a boolean"],
+    [`{"object":"list","data":[{"id":"exr_1"}],"has_more":1}`, "`has_more` is not a boolean"],
+  ]) {
+    const server = await scripted((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(body);
+    });
+    const error = await client(server.url).runs.list({}).then(() => assert.fail(`resolved for ${body}`), (e) => e);
+    assert.equal(error.code, "unexpected_shape", `${body}: ${error.message}`);
+    assert.ok(error.message.includes(needle), `${body}: ${error.message}`);
+  }
 });
