@@ -18,6 +18,7 @@
 use super::error::{header, ApiError, ErrorKind};
 use super::request::{
     self, AttemptParts, HttpRequest, Method, RequestSpec, ResponseKind, RetryClass,
+    MAX_ERROR_BODY_BYTES,
 };
 use super::retry::{self, RetryDecision};
 use super::url;
@@ -357,6 +358,24 @@ impl Call {
 
     /// Reports the answer of the last `Send`. `body` is the response text (may be empty).
     pub fn on_response(&mut self, status: u16, headers: &[(String, String)], body: &str, env: Env) {
+        self.answer(status, headers, Some(body), env);
+    }
+
+    /// Reports the answer of the last `Send` whose body was not read: its status is 400 or above and the body is
+    /// longer than [`HttpRequest::max_error_body_bytes`]. The error is made from the status and headers (retries
+    /// and `Retry-After` as for an empty body). Any other status fails the call with `response_too_large`, as a body
+    /// over the cap does.
+    pub fn on_unread_response(&mut self, status: u16, headers: &[(String, String)], env: Env) {
+        if status < 400 {
+            self.on_transport_error(TransportError::TooLarge, env);
+        } else {
+            self.answer(status, headers, None, env);
+        }
+    }
+
+    /// An answer, with its body text or `None` when an error body was not read.
+    fn answer(&mut self, status: u16, headers: &[(String, String)], read: Option<&str>, env: Env) {
+        let body = read.unwrap_or("");
         if !matches!(self.state, State::Awaiting) {
             return;
         }
@@ -384,6 +403,12 @@ impl Call {
         if !success {
             let mut err =
                 ApiError::from_answer(status, &headers, body, Some(env.now_ms), self.spec.retry);
+            if read.is_none() {
+                err.message = format!(
+                    "HTTP {status} ({}); its body is longer than {MAX_ERROR_BODY_BYTES} bytes and was not read",
+                    err.code
+                );
+            }
             if let (409, RetryClass::DecideOnce, Some(kind)) =
                 (status, self.spec.retry, self.lost_answer)
             {

@@ -61,6 +61,9 @@ pub enum Body<'a> {
         /// The parsed body's `status`, when it is a string.
         status: Option<&'a str>,
     },
+    /// Not read: the answer's status is 400 or above and its body is longer than
+    /// [`HttpRequest::max_error_body_bytes`].
+    Unread,
 }
 
 /// What a flow's result is, besides the last answer.
@@ -304,14 +307,21 @@ impl Flow {
         let text = match body {
             Body::Text(text) => {
                 self.parsed_status = None;
-                text
+                Some(text)
             }
             Body::Parsed { status } => {
                 self.parsed_status = status.map(str::to_owned);
-                ""
+                Some("")
+            }
+            Body::Unread => {
+                self.parsed_status = None;
+                None
             }
         };
-        call.on_response(status, headers, text, env);
+        match text {
+            Some(text) => call.on_response(status, headers, text, env),
+            None => call.on_unread_response(status, headers, env),
+        }
     }
 
     /// Reports that the last [`Step::Send`] produced no HTTP answer.

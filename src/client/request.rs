@@ -223,10 +223,16 @@ pub struct HttpRequest {
     /// Most bytes of the answer's body the host reads; a longer body fails the call with `response_too_large`
     /// (report it with `TransportError::TooLarge`).
     pub max_body_bytes: u64,
+    /// Most bytes of the body of an answer with status 400 or above that the host reads; a longer one is not read:
+    /// report the answer with [`super::Body::Unread`], and the error is made from its status and headers.
+    pub max_error_body_bytes: u64,
 }
 
 /// Largest API answer read (JSON): far above any answer of the spec, small enough to never exhaust a worker.
 pub const MAX_API_BODY_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest error body read (status 400 or above): the spec's error envelope is a few hundred bytes; a longer body is
+/// not read, so a hostile or broken server cannot make every failed attempt cost 64 MiB of memory.
+pub const MAX_ERROR_BODY_BYTES: u64 = 1024 * 1024;
 /// Largest download read (an output file or an upload's answer from the storage host).
 pub const MAX_DOWNLOAD_BODY_BYTES: u64 = 512 * 1024 * 1024;
 
@@ -245,6 +251,7 @@ impl fmt::Debug for HttpRequest {
             .field("follow_redirects", &self.follow_redirects)
             .field("attempt", &self.attempt)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_error_body_bytes", &self.max_error_body_bytes)
             .finish()
     }
 }
@@ -372,6 +379,7 @@ pub(crate) fn build(
             Target::Api(_) => MAX_API_BODY_BYTES,
             Target::External(_) => MAX_DOWNLOAD_BODY_BYTES,
         },
+        max_error_body_bytes: MAX_ERROR_BODY_BYTES,
     })
 }
 

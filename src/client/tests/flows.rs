@@ -13,6 +13,8 @@ use crate::client::{
 enum Answer {
     Text(u16, Vec<(&'static str, &'static str)>, &'static str),
     Parsed(u16, Vec<(&'static str, &'static str)>, Option<&'static str>),
+    /// An answer whose body the host left unread ([`Body::Unread`]).
+    Unread(u16, Vec<(&'static str, &'static str)>),
     Transport(TransportError),
 }
 
@@ -75,6 +77,9 @@ fn drive(
                         },
                         env(now),
                     ),
+                    Answer::Unread(status, headers) => {
+                        flow.on_response(status, &pairs(&headers), Body::Unread, env(now))
+                    }
                     Answer::Transport(e) => flow.on_transport_error(e, env(now)),
                 }
             }
@@ -652,4 +657,49 @@ fn a_pages_items_keep_the_services_member_order_as_json_parse_does() {
     let names = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     assert_eq!(names(&items[0]), ["object", "id", "status", "metadata"]);
     assert_eq!(names(&items[0]["metadata"]), ["z", "a"]);
+}
+
+/// One `runs.retrieve` call against `answers`.
+fn drive_retrieve(answers: Vec<Answer>) -> Trace {
+    let spec = runs::retrieve("exr_1").unwrap();
+    let flow = Flow::single(
+        &config(),
+        spec,
+        &CallOptions::default(),
+        Goal::Data,
+        [0; 16],
+    )
+    .unwrap();
+    drive(flow, answers, 10, None)
+}
+
+#[test]
+fn an_unread_error_body_is_an_error_of_its_status_and_retried_as_an_empty_one_would_be() {
+    // The host reads error bodies up to 1 MiB only.
+    let trace = drive_retrieve(vec![
+        Answer::Unread(503, vec![("retry-after", "2"), ("x-request-id", "req_1")]),
+        Answer::Unread(404, vec![("x-request-id", "req_2")]),
+    ]);
+    assert_eq!(trace.sends[0].0.max_error_body_bytes, 1024 * 1024);
+    assert_eq!(trace.sends.len(), 2, "a 503 is retried whatever its body");
+    assert_eq!(
+        trace.sleeps,
+        vec![2_000],
+        "Retry-After is read from the headers"
+    );
+    let err = trace.result.unwrap_err();
+    assert_eq!((err.status, err.code.as_str()), (Some(404), "not_found"));
+    assert_eq!(err.request_id.as_deref(), Some("req_2"));
+    assert!(
+        err.message
+            .contains("longer than 1048576 bytes and was not read"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn an_unread_body_of_a_success_fails_as_too_large() {
+    let trace = drive_retrieve(vec![Answer::Unread(200, vec![])]);
+    assert_eq!(trace.result.unwrap_err().code, "response_too_large");
 }

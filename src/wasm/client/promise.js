@@ -156,8 +156,9 @@ const ReadMode = Object.freeze({ TEXT: 0, BYTES: 1, JSON: 2, FINAL_JSON: 3, PAGE
  * `mode` (a `ReadMode`, the core's `Read`) says what to do with a 2xx body: TEXT read it as text, BYTES read its
  * bytes, JSON parse it here (the data never enters wasm; a body that does not parse is handed over as text, for the
  * core to report), FINAL_JSON as JSON, and a body that parses ends the call here (`final`), PAGE parse it here and
- * hand the core the page without its items (`pageForCore`). Resolves to
- * `{ status, head, headers, text, bytes, data, parsed, final, items }`: `head` is header text (`name\nvalue\n...`,
+ * hand the core the page without its items (`pageForCore`). An error body (status 400 or above) longer than
+ * `maxErrorBytes` is not read (`unread`). Resolves to
+ * `{ status, head, headers, text, bytes, data, parsed, final, items, unread }`: `head` is header text (`name\nvalue\n...`,
  * lower-case names) for the core, every header except after a JSON parse here, where the core only reads the request
  * id, the replay flag, `Location` and `Retry-After` (a poll's pause), and nothing after a final one; `headers` is the
  * response's own `Headers`, read again only if the caller asks for `withResponse()`. Rejects with
@@ -169,7 +170,7 @@ const ReadMode = Object.freeze({ TEXT: 0, BYTES: 1, JSON: 2, FINAL_JSON: 3, PAGE
  * next to the attempt it replaces. This costs an abort listener per `fetch` (measured in `tests/js/client/bench.mjs`).
  * @param {((url: string, init: object) => Promise<Response>) | undefined} fetchFn the caller's fetch, or the global
  */
-export function attempt(fetchFn, url, method, headerLines, body, redirect, timeoutMs, signal, mode, maxBytes) {
+export function attempt(fetchFn, url, method, headerLines, body, redirect, timeoutMs, signal, mode, maxBytes, maxErrorBytes) {
   return new Promise((resolve, reject) => {
     // Every attempt runs under its own controller, signal or not: a timed-out attempt is aborted (its connection
     // closed) before the core can send the next one, so two copies of one write are never in flight at once.
@@ -229,7 +230,11 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
             finish(resolve, answer(status, headerText(response.headers), response.headers, "", bytes));
           });
         }
-        return readBody(response, maxBytes, false).then((raw) => {
+        // An error body (status 400 or above) is read up to the core's smaller cap; a longer one is left unread
+        // (`unread`: the core makes the error from the status and headers).
+        const failed = status >= 400;
+        const cap = failed && maxErrorBytes > 0 ? Math.min(maxBytes, maxErrorBytes) : maxBytes;
+        return readBody(response, cap, false).then((raw) => {
           const text = String(raw);
           if (ok && (mode === ReadMode.JSON || mode === ReadMode.FINAL_JSON)) {
             let data = null;
@@ -261,6 +266,11 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
             return;
           }
           finish(resolve, answer(status, headerText(response.headers), response.headers, text, undefined));
+        }, (e) => {
+          if (!(failed && e === TOO_LARGE)) throw e;
+          const result = answer(status, headerText(response.headers), response.headers, "", undefined);
+          result.unread = true;
+          finish(resolve, result);
         });
       })
       .catch((e) =>
@@ -321,7 +331,7 @@ function discard(response) {
 }
 
 function answer(status, head, headers, text, bytes) {
-  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false, items: undefined };
+  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false, items: undefined, unread: false };
 }
 
 /**
@@ -424,7 +434,7 @@ const ResultKind = Object.freeze({ DATA: 0, VOID: 1, LOCATION: 2, BYTES: 3, PAGE
 
 /** A step of `FlowStepper` (one shape for every kind). */
 class Step {
-  constructor(kind, url, method, headers, body, redirect, ms, mode, value, maxBytes = 0) {
+  constructor(kind, url, method, headers, body, redirect, ms, mode, value, maxBytes = 0, maxErrorBytes = 0) {
     this.kind = kind;
     this.url = url;
     this.method = method;
@@ -435,12 +445,13 @@ class Step {
     this.mode = mode;
     this.value = value;
     this.maxBytes = maxBytes;
+    this.maxErrorBytes = maxErrorBytes;
   }
 }
 
 /** A request to send; `read` is a `ReadMode`. */
-export function sendStep(url, method, headers, body, follow, timeoutMs, read, maxBytes) {
-  return new Step(StepKind.SEND, url, METHODS[method] ?? "GET", headers, body, follow ? "follow" : "manual", timeoutMs, read, undefined, maxBytes);
+export function sendStep(url, method, headers, body, follow, timeoutMs, read, maxBytes, maxErrorBytes) {
+  return new Step(StepKind.SEND, url, METHODS[method] ?? "GET", headers, body, follow ? "follow" : "manual", timeoutMs, read, undefined, maxBytes, maxErrorBytes);
 }
 
 /** A pause before the next request. */
@@ -514,7 +525,7 @@ async function run(stepper, fetchFn, signal, holder, list) {
         }
         const started = Date.now();
         try {
-          answer = await attempt(fetchFn, step.url, step.method, step.headers, step.body, step.redirect, step.ms, signal, step.mode, step.maxBytes);
+          answer = await attempt(fetchFn, step.url, step.method, step.headers, step.body, step.redirect, step.ms, signal, step.mode, step.maxBytes, step.maxErrorBytes);
         } catch (failure) {
           step = stepper.onFailure(failure, Date.now() - started);
           continue;

@@ -41,6 +41,7 @@ extern "C" {
         timeout_ms: f64,
         read: u8,
         max_bytes: f64,
+        max_error_bytes: f64,
     ) -> JsValue;
     #[wasm_bindgen(js_name = pauseStep)]
     fn pause_step(ms: f64) -> JsValue;
@@ -70,6 +71,8 @@ extern "C" {
     fn data(this: &AttemptAnswer) -> JsValue;
     #[wasm_bindgen(method, getter, structural)]
     fn parsed(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn unread(this: &AttemptAnswer) -> JsValue;
     #[wasm_bindgen(method, getter, structural)]
     fn kind(this: &AttemptAnswer) -> JsValue;
     #[wasm_bindgen(method, getter, structural)]
@@ -239,7 +242,10 @@ impl FlowStepper {
         } else {
             env()
         };
-        if answer.parsed().as_bool() == Some(true) {
+        if answer.unread().as_bool() == Some(true) {
+            // An error body over the core's cap, left unread.
+            self.flow.on_response(status, &head, Body::Unread, env);
+        } else if answer.parsed().as_bool() == Some(true) {
             // A body JS parsed stays in JS: the core sees only its `status`, and only when a wait reads it.
             let body_status = if self.flow.reads_status() {
                 interop::option(&answer.data(), "status").as_string()
@@ -287,6 +293,7 @@ impl FlowStepper {
             request.timeout_ms as f64,
             read_code(read),
             request.max_body_bytes as f64,
+            request.max_error_body_bytes as f64,
         )
     }
 

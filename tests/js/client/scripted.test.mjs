@@ -520,3 +520,40 @@ test("a_page_without_an_array_of_items_is_still_refused_by_the_core", async () =
     assert.ok(error.message.includes(needle), `${body}: ${error.message}`);
   }
 });
+
+test("an_error_body_over_1_mib_is_not_read_and_the_error_comes_from_the_status", async () => {
+  // 40 MiB error bodies (declared length, then chunked): reading and parsing them in wasm grew its memory by twice
+  // their size on every failed attempt; the spec's error envelope is a few hundred bytes.
+  const huge = JSON.stringify({ error: { code: "internal", message: "boom", details: "x".repeat(40 * 1024 * 1024) } });
+  const small = JSON.stringify({ error: { code: "run_expired", message: "gone", details: "y".repeat(900 * 1024) } });
+  const server = await scripted((req, res, n) => {
+    const headers = { "content-type": "application/json", "x-request-id": `req_${n}` };
+    if (n === 0) {
+      res.writeHead(404, { ...headers, "content-length": String(Buffer.byteLength(huge)) });
+      res.end(huge);
+    } else if (n === 1) {
+      res.writeHead(404, headers);
+      res.on("error", () => {});
+      for (let i = 0; i < 40; i++) res.write(huge.slice(i * 1024 * 1024, (i + 1) * 1024 * 1024));
+      res.end(huge.slice(40 * 1024 * 1024));
+    } else {
+      res.writeHead(410, headers);
+      res.end(small);
+    }
+  });
+  const c = client(server.url);
+  const before = await wasmMemoryBytes();
+  for (const requestId of ["req_0", "req_1"]) {
+    const error = await c.runs.retrieve("exr_1").then(() => assert.fail("resolved"), (e) => e);
+    assert.ok(error instanceof sdk.NotFoundError, `${error?.name}: ${error?.message}`);
+    assert.equal(error.code, "not_found");
+    assert.equal(error.requestId, requestId);
+    assert.match(error.message, /longer than 1048576 bytes and was not read/);
+  }
+  const grown = (await wasmMemoryBytes()) - before;
+  assert.ok(grown < 4 * 1024 * 1024, `wasm memory grew by ${grown} bytes`);
+  // An error body under the cap is read: its code and message are the service's.
+  const error = await c.runs.retrieve("exr_1").then(() => assert.fail("resolved"), (e) => e);
+  assert.equal(error.code, "run_expired");
+  assert.match(error.message, /gone/);
+});
