@@ -93,6 +93,7 @@ pub fn resolve_location(location: &str, request_url: &str) -> Option<String> {
 }
 
 /// The path of a URL without query or fragment, for log lines (signed query strings never logged).
+#[inline(never)]
 pub fn path_for_log(url: &str) -> &str {
     let end = url.find(['?', '#']).unwrap_or(url.len());
     url.get(..end).unwrap_or("")

@@ -151,6 +151,7 @@ impl std::error::Error for ApiError {}
 
 impl ApiError {
     /// A bare error of `kind` with `code` and `message`, no status or headers.
+    #[inline(never)]
     pub fn new(kind: ErrorKind, code: &str, message: impl Into<String>) -> Self {
         Self {
             kind,
@@ -263,6 +264,7 @@ impl ApiError {
 }
 
 /// Case-insensitive lookup of a header value.
+#[inline(never)]
 pub(crate) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
         .iter()

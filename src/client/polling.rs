@@ -173,6 +173,7 @@ impl PollPlanner {
     ///
     /// # Errors
     /// `invalid_request` for an empty id.
+    #[inline(never)]
     pub fn file(id: &str) -> Result<Self, ApiError> {
         let spec = RequestSpec::api(Method::Get, format!("/v1/files/{}", segment("id", id)?));
         Ok(Self::new(Target::File, Until::Finished, spec))

@@ -409,6 +409,7 @@ pub fn idempotency_key_from_bytes(bytes: [u8; 16]) -> String {
 ///
 /// # Errors
 /// `invalid_request` naming `field`.
+#[inline(never)]
 pub fn segment(field: &str, id: &str) -> Result<String, ApiError> {
     if id.is_empty() || id == "." || id == ".." {
         return Err(ApiError::validation(

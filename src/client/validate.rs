@@ -228,6 +228,7 @@ pub fn metadata(value: &Value) -> Result<(), ApiError> {
 ///
 /// # Errors
 /// `invalid_request` at `path`.
+#[inline(never)]
 pub fn count(path: &str, len: usize, min: usize, max: usize) -> Result<(), ApiError> {
     if len < min || len > max {
         return Err(invalid(
@@ -257,6 +258,7 @@ pub fn note(path: &str, text: &str, max: usize) -> Result<(), ApiError> {
 ///
 /// # Errors
 /// `invalid_request` at `a` naming both.
+#[inline(never)]
 pub fn exclusive(a: &str, has_a: bool, b: &str, has_b: bool) -> Result<(), ApiError> {
     if has_a && has_b {
         return Err(invalid(a, &format!("cannot be combined with {b}")));
@@ -279,6 +281,7 @@ pub fn ttl(seconds: u64) -> Result<(), ApiError> {
 ///
 /// # Errors
 /// `invalid_request` at `path`.
+#[inline(never)]
 pub fn required_text(path: &str, text: &str) -> Result<(), ApiError> {
     if text.trim().is_empty() {
         return Err(invalid(path, "is required"));

@@ -120,6 +120,7 @@ fn check_events(events: Option<&[Value]>) -> Result<(), ApiError> {
     Ok(())
 }
 
+#[inline(never)]
 fn path(id: &str) -> Result<String, ApiError> {
     Ok(format!("/v1/webhooks/{}", segment("id", id)?))
 }

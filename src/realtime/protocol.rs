@@ -157,6 +157,7 @@ fn whole(m: &Json, kind: &str, name: &str, max: u64) -> Result<u64, RealtimeErro
         .ok_or_else(|| field_error(kind, name, "a whole number"))
 }
 
+#[inline(never)]
 fn field_error(kind: &str, name: &str, what: &str) -> RealtimeError {
     RealtimeError::InvalidMessage {
         detail: format!("{kind} message: {name} is missing or not {what}"),

@@ -126,6 +126,7 @@ pub fn json_value(value: &JsValue, path: &str) -> Result<serde_json::Value, ApiE
 ///
 /// # Errors
 /// `invalid_request` at `path` when it is not a string.
+#[inline(never)]
 pub fn string_arg(value: &JsValue, path: &str) -> Result<String, ApiError> {
     value
         .as_string()

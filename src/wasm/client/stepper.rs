@@ -185,6 +185,7 @@ pub(crate) fn drive(
 }
 
 /// The `APIPromise` of a method refused before any request (bad arguments).
+#[inline(never)]
 pub(crate) fn rejected(error: &ApiError, paged: bool) -> JsValue {
     failed_js(&error_to_js(error), paged)
 }
