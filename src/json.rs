@@ -292,19 +292,7 @@ impl Json {
         Some(match self {
             Json::Null => Value::Null,
             Json::Bool(b) => Value::Bool(b),
-            // `-0` stays a float, as serde_json reads it.
-            Json::Number(n)
-                if n.fract() == 0.0
-                    && n.abs() <= MAX_EXACT_INTEGER
-                    && !(n == 0.0 && n.is_sign_negative()) =>
-            {
-                if n < 0.0 {
-                    Value::from(n as i64)
-                } else {
-                    Value::from(n as u64)
-                }
-            }
-            Json::Number(n) => Value::Number(serde_json::Number::from_f64(n)?),
+            Json::Number(n) => number_value(n)?,
             Json::String(s) => Value::String(s),
             Json::Array(items) => Value::Array(
                 items
@@ -321,6 +309,23 @@ impl Json {
             }
         })
     }
+}
+
+/// A number as [`Json::into_value`] makes it (its own function: the `serde_json::Value` reader needs this part only).
+fn number_value(n: f64) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    // `-0` stays a float, as serde_json reads it.
+    Some(
+        if n.fract() == 0.0 && n.abs() <= MAX_EXACT_INTEGER && !(n == 0.0 && n.is_sign_negative()) {
+            if n < 0.0 {
+                Value::from(n as i64)
+            } else {
+                Value::from(n as u64)
+            }
+        } else {
+            Value::Number(serde_json::Number::from_f64(n)?)
+        },
+    )
 }
 
 /// A `serde_json` value as a [`Json`] (for Rust callers and tests that build values with `json!`).
@@ -441,7 +446,7 @@ impl Tree for serde_json::Value {
         serde_json::Value::String(s)
     }
     fn number(n: f64) -> Option<Self> {
-        Json::Number(n).into_value()
+        number_value(n)
     }
     fn boolean(b: bool) -> Self {
         serde_json::Value::Bool(b)
