@@ -284,7 +284,9 @@ const TOO_LARGE = Symbol("docauto.tooLarge");
 /**
  * The body as text (or bytes), at most `maxBytes` (the core's cap): a declared `content-length` above it is refused
  * unread; a body of unknown length is read as a stream and cancelled once it passes the cap. Rejects with
- * `TOO_LARGE`. A body with a declared length within the cap takes the runtime's own `text()`/`arrayBuffer()`.
+ * `TOO_LARGE`. A body whose declared length is within the cap and is its decoded length takes the runtime's own
+ * `text()`/`arrayBuffer()`: not when it is content-encoded (`fetch` decodes it, and 100 KB of gzip can be 100 MiB of
+ * text), nor when a browser may hide the encoding (a `cors` response shows only safelisted headers).
  */
 function readBody(response, maxBytes, asBytes) {
   const limit = typeof maxBytes === "number" && maxBytes > 0 ? maxBytes : Infinity;
@@ -293,7 +295,10 @@ function readBody(response, maxBytes, asBytes) {
     discard(response);
     return Promise.reject(TOO_LARGE);
   }
-  const reader = Number.isFinite(declared) || limit === Infinity ? undefined : response.body?.getReader?.();
+  const encoding = String(response.headers?.get?.("content-encoding") ?? "").trim().toLowerCase();
+  const exact =
+    Number.isFinite(declared) && (encoding === "" || encoding === "identity") && response.type !== "cors" && response.type !== "opaque";
+  const reader = exact || limit === Infinity ? undefined : response.body?.getReader?.();
   if (!reader) {
     return asBytes ? response.arrayBuffer().then((b) => new Uint8Array(b)) : response.text();
   }

@@ -5,6 +5,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
+import { gzipSync } from "node:zlib";
 import { once } from "node:events";
 import { loadSdk, KEY, wasmMemoryBytes } from "./harness.mjs";
 
@@ -556,4 +557,23 @@ test("an_error_body_over_1_mib_is_not_read_and_the_error_comes_from_the_status",
   const error = await c.runs.retrieve("exr_1").then(() => assert.fail("resolved"), (e) => e);
   assert.equal(error.code, "run_expired");
   assert.match(error.message, /gone/);
+});
+
+test("a_compressed_answer_is_capped_by_its_decoded_size_not_its_content_length", async () => {
+  // 100 MiB of JSON whitespace gzipped to about 100 KB, with a true `content-length` of the compressed bytes: `fetch`
+  // decodes it, so the declared length says nothing of what reading it costs (a decompression bomb).
+  const MiB = 1024 * 1024;
+  const bomb = gzipSync(Buffer.concat([Buffer.alloc(100 * MiB, 0x20), Buffer.from("{}")]));
+  assert.ok(bomb.length < MiB);
+  const server = await scripted((req, res) => {
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "content-encoding": "gzip",
+      "content-length": String(bomb.length),
+    });
+    res.end(bomb);
+  });
+  const error = await client(server.url).runs.retrieve("exr_1").then(() => assert.fail("resolved"), (e) => e);
+  assert.ok(error instanceof sdk.APIError, `${error?.name}: ${error?.message}`);
+  assert.equal(error.code, "response_too_large");
 });
