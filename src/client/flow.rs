@@ -47,7 +47,7 @@ pub enum Read {
     /// `has_more`, `cursor`) and whether `data` is an array, never the items. A host that parses the body itself
     /// (to hand its caller the items) may therefore report the page with its items left out: when the body is a JSON
     /// object whose `data` is an array, the text of that object with `data` set to `[]` (any other body as it came).
-    /// The items then never enter the core, whatever the page's size; [`FlowValue::Page::items`] is empty.
+    /// The items then never enter the core, whatever the page's size, and the [`FlowValue::Page`] has none.
     Page,
 }
 
