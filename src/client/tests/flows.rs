@@ -39,6 +39,18 @@ fn pairs(headers: &[(&'static str, &'static str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A one-call flow of `spec` whose result is the answer's data, with the default options.
+fn data_call(spec: crate::client::RequestSpec) -> Flow {
+    Flow::single(
+        &config(),
+        spec,
+        &CallOptions::default(),
+        Goal::Data,
+        [0; 16],
+    )
+    .unwrap()
+}
+
 /// One `runs.list` page flow answered 200 with `body`.
 fn drive_page(body: &'static str) -> Trace {
     let spec = runs::list(&runs::RunListParams::default()).unwrap();
@@ -512,15 +524,7 @@ fn output_url_ends_with_the_location() {
 
 #[test]
 fn flow_aborted_before_its_first_send_sends_nothing() {
-    let spec = agents::retrieve("agt_1").unwrap();
-    let mut flow = Flow::single(
-        &config(),
-        spec,
-        &CallOptions::default(),
-        Goal::Data,
-        [0; 16],
-    )
-    .unwrap();
+    let mut flow = data_call(agents::retrieve("agt_1").unwrap());
     flow.abort();
     match flow.next(0) {
         Step::Done(Err(e)) => {
@@ -532,15 +536,7 @@ fn flow_aborted_before_its_first_send_sends_nothing() {
 
 #[test]
 fn retry_pause_aborted_ends_the_call_with_aborted() {
-    let spec = agents::retrieve("agt_1").unwrap();
-    let flow = Flow::single(
-        &config(),
-        spec,
-        &CallOptions::default(),
-        Goal::Data,
-        [0; 16],
-    )
-    .unwrap();
+    let flow = data_call(agents::retrieve("agt_1").unwrap());
     let trace = drive(flow, vec![Answer::Text(503, vec![], "")], 10, Some(0));
     assert_eq!(trace.sends.len(), 1);
     assert_eq!(trace.result.unwrap_err().code, "aborted");
@@ -661,16 +657,12 @@ fn a_pages_items_keep_the_services_member_order_as_json_parse_does() {
 
 /// One `runs.retrieve` call against `answers`.
 fn drive_retrieve(answers: Vec<Answer>) -> Trace {
-    let spec = runs::retrieve("exr_1").unwrap();
-    let flow = Flow::single(
-        &config(),
-        spec,
-        &CallOptions::default(),
-        Goal::Data,
-        [0; 16],
+    drive(
+        data_call(runs::retrieve("exr_1").unwrap()),
+        answers,
+        10,
+        None,
     )
-    .unwrap();
-    drive(flow, answers, 10, None)
 }
 
 #[test]
