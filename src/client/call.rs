@@ -441,7 +441,24 @@ impl Call {
             self.fail(err, env);
             return;
         }
-        match decode_success(self.spec.response, status, &headers, body) {
+        let decoded = decode_success(self.spec.response, status, &headers, body).and_then(
+            |(body, location)| match location {
+                // A redirect route's answer is a URL the caller will fetch or link to: resolved against the request
+                // (a relative `Location` is allowed) and http(s) only, never a `javascript:` or `data:` URL.
+                Some(loc) if self.spec.response == ResponseKind::Redirect && is_redirect => {
+                    match url::resolve_location(&loc, &self.last_url) {
+                        Some(resolved) => Ok((body, Some(resolved))),
+                        None => Err(invalid(
+                            status,
+                            "invalid_location",
+                            "the redirect's Location is not an http(s) URL",
+                        )),
+                    }
+                }
+                location => Ok((body, location)),
+            },
+        );
+        match decoded {
             Ok((body, location)) => {
                 self.log(LogLevel::Info, |label| format!("{} -> {status}", label));
                 let idempotent_replay = AnswerMeta::read(&headers).idempotent_replay;

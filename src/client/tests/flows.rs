@@ -496,6 +496,50 @@ fn single_json_call_is_final_on_the_host_only_below_info() {
 }
 
 #[test]
+fn output_url_resolves_a_relative_location_and_refuses_any_but_http_s() {
+    let output_url = |location: &'static str| {
+        let spec = runs::output_url("exr_1", "a.pdf").unwrap();
+        let flow = Flow::single(
+            &config(),
+            spec,
+            &CallOptions::default(),
+            Goal::Location,
+            [0; 16],
+        )
+        .unwrap();
+        drive(
+            flow,
+            vec![Answer::Text(302, vec![("location", location)], "")],
+            10,
+            None,
+        )
+        .result
+    };
+    assert_eq!(
+        output_url("/dl/a.pdf?sig=1").unwrap().value,
+        FlowValue::Location(Some("https://api.example.com/dl/a.pdf?sig=1".to_owned()))
+    );
+    assert_eq!(
+        output_url("//cdn.example/o").unwrap().value,
+        FlowValue::Location(Some("https://cdn.example/o".to_owned()))
+    );
+    for hostile in [
+        "javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "file:///etc/passwd",
+        "https://user@cdn.example/o",
+        "https://cdn.example/o\nX-Injected: 1",
+    ] {
+        let err = output_url(hostile).unwrap_err();
+        assert_eq!(
+            (err.kind, err.code.as_str(), err.status),
+            (ErrorKind::InvalidResponse, "invalid_location", Some(302)),
+            "{hostile}"
+        );
+    }
+}
+
+#[test]
 fn output_url_ends_with_the_location() {
     let spec = runs::output_url("exr_1", "a.pdf").unwrap();
     let flow = Flow::single(

@@ -577,3 +577,18 @@ test("a_compressed_answer_is_capped_by_its_decoded_size_not_its_content_length",
   assert.ok(error instanceof sdk.APIError, `${error?.name}: ${error?.message}`);
   assert.equal(error.code, "response_too_large");
 });
+
+test("output_url_is_an_absolute_http_url_never_a_javascript_or_data_url", async () => {
+  // The spec: "302 redirect to a signed download URL". A page may put it in a link: only http(s) gets through.
+  const locations = ["/dl/a.pdf?sig=1", "javascript:alert(document.cookie)", "data:text/html,<script>alert(1)</script>"];
+  const server = await scripted((req, res, n) => {
+    res.writeHead(302, { location: locations[n] });
+    res.end();
+  });
+  const c = client(server.url);
+  assert.equal(await c.runs.outputUrl("exr_1", "a.pdf"), `${server.url}/dl/a.pdf?sig=1`);
+  for (const _ of locations.slice(1)) {
+    const error = await c.runs.outputUrl("exr_1", "a.pdf").then((u) => assert.fail(`resolved ${u}`), (e) => e);
+    assert.equal(error.code, "invalid_location", `${error?.name}: ${error?.message}`);
+  }
+});
