@@ -122,7 +122,8 @@ pub struct ApiError {
     pub retryable: bool,
     /// The service's request id (body `requestId` or header `x-request-id`).
     pub request_id: Option<String>,
-    /// Link to the documentation of the rule that was broken.
+    /// Link to the documentation of the rule that was broken (an absolute http(s) URL; any other `docUrl` of the
+    /// answer, such as a `javascript:` URL a page might render as a link, is dropped).
     pub doc_url: Option<String>,
     /// Response headers, names in lower case.
     pub headers: Vec<(String, String)>,
@@ -299,7 +300,7 @@ impl ParsedBody {
         let mut out = Self {
             retryable: map.get("retryable").and_then(Value::as_bool),
             request_id: text(map, "requestId").or_else(|| text(map, "request_id")),
-            doc_url: text(map, "docUrl"),
+            doc_url: text(map, "docUrl").filter(|u| super::url::origin(u).is_some()),
             ..Self::default()
         };
         if let Some(code) = text(map, "code") {

@@ -27,6 +27,21 @@ fn v1_envelope_is_parsed_into_every_field() {
 }
 
 #[test]
+fn a_doc_url_that_is_not_an_absolute_http_url_is_dropped() {
+    for bad in [
+        "javascript:alert(1)",
+        "data:text/html,x",
+        "/developers/errors",
+        "https://a b",
+    ] {
+        let body = format!(r#"{{"code":"invalid_schema","message":"m","docUrl":"{bad}"}}"#);
+        let err = ApiError::from_response(400, &[], &body, None);
+        assert_eq!(err.doc_url, None, "{bad}");
+        assert_eq!(err.code, "invalid_schema");
+    }
+}
+
+#[test]
 fn request_id_falls_back_to_the_header() {
     let err = ApiError::from_response(
         404,
