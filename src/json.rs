@@ -1039,7 +1039,9 @@ mod tests {
     }
 }
 
-#[cfg(all(test, target_arch = "wasm32"))]
+// `cfg(test)` on its own line: clippy's `allow-unwrap-in-tests` sees a test module only there.
+#[cfg(test)]
+#[cfg(target_arch = "wasm32")]
 mod wasm_tests {
     use super::*;
     use wasm_bindgen_test::wasm_bindgen_test;

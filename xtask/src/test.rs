@@ -109,6 +109,30 @@ fn native(t: &mut Tally) {
         Duration::from_secs(30 * 60),
     );
     t.lint("cargo clippy", ok.is_ok(), "clippy warnings or errors");
+
+    // The JS layer (`src/wasm`) and the wasm tests compile for wasm32 only: the native run above never sees them.
+    step("cargo clippy -p docauto --target wasm32-unknown-unknown --all-targets --features talc-allocator,testing -- -D warnings");
+    let ok = util::run(
+        &mut cargo(&[
+            "clippy",
+            "-p",
+            "docauto",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--all-targets",
+            "--features",
+            "talc-allocator,testing",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+        Duration::from_secs(30 * 60),
+    );
+    t.lint(
+        "cargo clippy (wasm32)",
+        ok.is_ok(),
+        "clippy warnings or errors in the wasm build",
+    );
 }
 
 fn wasm_bindgen_tests(t: &mut Tally, name: &str, browser: bool) {
