@@ -4,6 +4,10 @@ use crate::error::{ApiError, ApiResult};
 use crate::state::WebhookRef;
 use serde_json::{Map, Value};
 
+/// Largest request body of an API route (JSON): the spec's largest, an approval's `params` plus `files`, stays under
+/// 1 MiB. A larger body is 413 `payload_too_large` (the spec's code), unread past this.
+pub const MAX_REQUEST_BODY: usize = 4 * 1024 * 1024;
+
 /// Parses a JSON object body (an empty body is `{}`).
 ///
 /// # Errors

@@ -370,6 +370,10 @@ pub async fn get(
     }
 }
 
+/// Largest upload (`PUT /uploads/:token`). The spec gives no maximum file size ("not shown"); the emulator takes
+/// documents far above a web framework's default 2 MiB and answers a larger one 413 `payload_too_large`.
+pub const MAX_UPLOAD_BYTES: usize = 100 * 1024 * 1024;
+
 /// `PUT /uploads/:token` (the signed upload address; no bearer).
 pub async fn upload(
     AxState(app): AxState<Shared>,

@@ -28,6 +28,7 @@ pub mod webhooks;
 use crate::app::{App, Shared};
 pub use crate::config::Config;
 use crate::error::ApiError;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
 use axum::Router;
 use std::net::SocketAddr;
@@ -114,7 +115,10 @@ pub fn router(app: Shared) -> Router {
     let mut public = Router::new()
         .route("/v1/webhooks/jwks.json", get(webhooks::jwks))
         .route("/process/jwks.json", get(webhooks::jwks))
-        .route("/uploads/{token}", put(files::upload))
+        .route(
+            "/uploads/{token}",
+            put(files::upload).layer(DefaultBodyLimit::max(files::MAX_UPLOAD_BYTES)),
+        )
         .route("/v1/realtime/socket", get(realtime::socket))
         .route("/downloads/{id}", get(files::download))
         .route("/envelopes/{id}", get(verbs::envelope_get))
@@ -135,11 +139,38 @@ pub fn router(app: Shared) -> Router {
     }
     public
         .merge(v1)
+        .layer(DefaultBodyLimit::max(body::MAX_REQUEST_BODY))
+        .layer(axum::middleware::from_fn(payload_too_large))
         .layer(axum::middleware::from_fn_with_state(
             app.clone(),
             auth::request_id,
         ))
         .with_state(app)
+}
+
+/// A body over its route's limit is refused by axum with a plain-text 413; the service answers its JSON envelope
+/// with the spec's code `payload_too_large`.
+async fn payload_too_large(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let response = next.run(request).await;
+    let json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if response.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE && !json {
+        return axum::response::IntoResponse::into_response(ApiError::new(
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!(
+                "the request body is over this route's limit ({} MiB; an upload {} MiB)",
+                body::MAX_REQUEST_BODY >> 20,
+                files::MAX_UPLOAD_BYTES >> 20
+            ),
+        ));
+    }
+    response
 }
 
 async fn not_found() -> ApiError {

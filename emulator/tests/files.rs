@@ -192,3 +192,60 @@ async fn another_orgs_file_is_404() {
         404
     );
 }
+
+/// A PUT of `len` bytes of Markdown to `url`.
+async fn put_markdown(url: &str, len: usize) -> docauto_emulator::http_client::Fetched {
+    docauto_emulator::http_client::HttpClient::default()
+        .send(
+            hyper::Method::PUT,
+            url,
+            &[("content-type", "text/markdown".into())],
+            bytes::Bytes::from(vec![b'x'; len]),
+            std::time::Duration::from_secs(60),
+        )
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_upload_of_several_mib_is_taken_and_one_over_the_limit_is_413_payload_too_large() {
+    // The spec does not give a maximum file size; the emulator takes up to 100 MiB (a scanned PDF is often more than
+    // the 2 MiB a web framework takes by default) and answers more with the spec's 413 `payload_too_large`.
+    let h = start_fast().await;
+    let register = || {
+        post(
+            &h,
+            "/v1/files",
+            json!({"name": "a.md", "mimeType": "text/markdown"}),
+        )
+    };
+    let first = register().await;
+    let url = first.body["uploadUrl"].as_str().unwrap().to_string();
+    let ok = put_markdown(&url, 3 * 1024 * 1024).await;
+    assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
+    let second = register().await;
+    let url = second.body["uploadUrl"].as_str().unwrap().to_string();
+    let big = put_markdown(&url, 100 * 1024 * 1024 + 1).await;
+    let body: serde_json::Value = serde_json::from_slice(&big.body).unwrap_or_default();
+    assert_eq!(big.status, 413);
+    assert_eq!(body["code"], "payload_too_large", "{body}");
+}
+
+#[tokio::test]
+async fn an_api_request_body_over_4_mib_is_413_payload_too_large_in_the_spec_envelope() {
+    let h = start_fast().await;
+    let name = "x".repeat(4 * 1024 * 1024);
+    let r = post(
+        &h,
+        "/v1/files",
+        json!({"url": "https://docs.example/a.pdf", "name": name}),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (413, "payload_too_large"),
+        "{}",
+        r.body
+    );
+    assert!(r.header("x-request-id").is_some());
+}
