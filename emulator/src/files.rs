@@ -370,9 +370,10 @@ pub async fn get(
     }
 }
 
-/// Largest upload (`PUT /uploads/:token`). The spec gives no maximum file size ("not shown"); the emulator takes
-/// documents far above a web framework's default 2 MiB and answers a larger one 413 `payload_too_large`.
-pub const MAX_UPLOAD_BYTES: usize = 100 * 1024 * 1024;
+/// Largest upload (`PUT /uploads/:token`): the emulator's one document size limit, as for a source fetched by URL
+/// ([`crate::http_client::MAX_BODY`], 25 MiB, over which a source is `file_ineligible`). The spec gives no maximum
+/// file size ("not shown"). A larger upload is refused unread with 413 `payload_too_large`.
+pub const MAX_UPLOAD_BYTES: usize = crate::http_client::MAX_BODY;
 
 /// `PUT /uploads/:token` (the signed upload address; no bearer).
 pub async fn upload(

@@ -209,8 +209,8 @@ async fn put_markdown(url: &str, len: usize) -> docauto_emulator::http_client::F
 
 #[tokio::test]
 async fn an_upload_of_several_mib_is_taken_and_one_over_the_limit_is_413_payload_too_large() {
-    // The spec does not give a maximum file size; the emulator takes up to 100 MiB (a scanned PDF is often more than
-    // the 2 MiB a web framework takes by default) and answers more with the spec's 413 `payload_too_large`.
+    // The spec does not give a maximum file size; the emulator takes up to 25 MiB, as from a URL (a PDF is often more
+    // than the 2 MiB a web framework takes by default), and answers more with the spec's 413 `payload_too_large`.
     let h = start_fast().await;
     let register = || {
         post(
@@ -225,7 +225,7 @@ async fn an_upload_of_several_mib_is_taken_and_one_over_the_limit_is_413_payload
     assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
     let second = register().await;
     let url = second.body["uploadUrl"].as_str().unwrap().to_string();
-    let big = put_markdown(&url, 100 * 1024 * 1024 + 1).await;
+    let big = put_markdown(&url, 25 * 1024 * 1024 + 1).await;
     let body: serde_json::Value = serde_json::from_slice(&big.body).unwrap_or_default();
     assert_eq!(big.status, 413);
     assert_eq!(body["code"], "payload_too_large", "{body}");
