@@ -154,6 +154,11 @@ try {
     );
     results.push(result);
   }
+  const over = results.filter((r) => (1 / r.ratio - 1) * 100 >= 10);
+  console.log(
+    `goal, under 10 % overhead on each shape: ${over.length === 0 ? "met" : "NOT met"}` +
+      (over.length === 0 ? "" : ` (over: ${over.map((r) => `${r.route} ${((1 / r.ratio - 1) * 100).toFixed(1)} %`).join(", ")})`),
+  );
   const mean = (f) => results.reduce((a, r) => a + f(r), 0) / results.length;
   const ratio = mean((r) => r.ratio);
   console.log(
