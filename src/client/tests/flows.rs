@@ -495,26 +495,31 @@ fn single_json_call_is_final_on_the_host_only_below_info() {
     ));
 }
 
+/// `runs.outputUrl`'s flow answered 302 with `location`.
+fn output_url(location: &'static str) -> Result<Finished, ApiError> {
+    let spec = runs::output_url("exr_1", "a.pdf").unwrap();
+    let flow = Flow::single(
+        &config(),
+        spec,
+        &CallOptions::default(),
+        Goal::Location,
+        [0; 16],
+    )
+    .unwrap();
+    let answer = Answer::Text(302, vec![("location", location)], "");
+    drive(flow, vec![answer], 10, None).result
+}
+
+#[test]
+fn output_url_ends_with_the_location() {
+    assert_eq!(
+        output_url("https://cdn.example/o").unwrap().value,
+        FlowValue::Location(Some("https://cdn.example/o".to_owned()))
+    );
+}
+
 #[test]
 fn output_url_resolves_a_relative_location_and_refuses_any_but_http_s() {
-    let output_url = |location: &'static str| {
-        let spec = runs::output_url("exr_1", "a.pdf").unwrap();
-        let flow = Flow::single(
-            &config(),
-            spec,
-            &CallOptions::default(),
-            Goal::Location,
-            [0; 16],
-        )
-        .unwrap();
-        drive(
-            flow,
-            vec![Answer::Text(302, vec![("location", location)], "")],
-            10,
-            None,
-        )
-        .result
-    };
     assert_eq!(
         output_url("/dl/a.pdf?sig=1").unwrap().value,
         FlowValue::Location(Some("https://api.example.com/dl/a.pdf?sig=1".to_owned()))
@@ -537,33 +542,6 @@ fn output_url_resolves_a_relative_location_and_refuses_any_but_http_s() {
             "{hostile}"
         );
     }
-}
-
-#[test]
-fn output_url_ends_with_the_location() {
-    let spec = runs::output_url("exr_1", "a.pdf").unwrap();
-    let flow = Flow::single(
-        &config(),
-        spec,
-        &CallOptions::default(),
-        Goal::Location,
-        [0; 16],
-    )
-    .unwrap();
-    let trace = drive(
-        flow,
-        vec![Answer::Text(
-            302,
-            vec![("location", "https://cdn.example/o")],
-            "",
-        )],
-        10,
-        None,
-    );
-    assert_eq!(
-        trace.result.unwrap().value,
-        FlowValue::Location(Some("https://cdn.example/o".to_owned()))
-    );
 }
 
 #[test]
