@@ -92,6 +92,13 @@ pub fn resolve_location(location: &str, request_url: &str) -> Option<String> {
     origin(&resolved).map(|_| resolved)
 }
 
+/// Whether `target` is plain `http` while the API's origin (`base_origin`, as [`origin`] makes it) is `https`: bytes
+/// sent to or read from it would travel unencrypted although the caller chose an encrypted API.
+pub fn downgrades(base_origin: &str, target: &str) -> bool {
+    base_origin.starts_with("https://")
+        && split_scheme(target).is_some_and(|(scheme, _)| scheme.eq_ignore_ascii_case("http"))
+}
+
 /// The path of a URL without query or fragment, for log lines (signed query strings never logged).
 #[inline(never)]
 pub fn path_for_log(url: &str) -> &str {

@@ -26,7 +26,7 @@ use super::error::{ApiError, ErrorKind};
 use super::output::{OutputPlanner, OutputStep};
 use super::pagination::Page;
 use super::polling::{PollPlanner, PollStep, PollTiming};
-use super::request::{HttpRequest, RequestSpec};
+use super::request::{HttpRequest, RequestSpec, Target};
 use super::{files, retry, runs, ClientConfig};
 
 /// What the host does with the body of a 2xx answer of a [`Step::Send`].
@@ -443,6 +443,18 @@ impl Flow {
             ))));
             return;
         };
+        if let Target::External(url) = &spec.target {
+            // A signed upload or download URL is never plain http under an https API (loopback included).
+            if super::url::downgrades(chain.0.base_origin(), url) {
+                self.stage = Stage::Over(Some(Err(ApiError::new(
+                    ErrorKind::InvalidResponse,
+                    "insecure_url",
+                    "the service named a plain http URL for the file's bytes while the API is https; not used, the \
+                     bytes would travel unencrypted",
+                ))));
+                return;
+            }
+        }
         match Call::new(&chain.0, spec, &chain.1, random_bytes) {
             Ok(call) => self.call = Some(call),
             Err(e) => self.stage = Stage::Over(Some(Err(e))),

@@ -5,8 +5,8 @@ use super::{config, KEY};
 use crate::client::output::OutputPlanner;
 use crate::client::polling::Until;
 use crate::client::{
-    agents, runs, AnswerMeta, ApiError, Body, CallOptions, Env, ErrorKind, Finished, Flow,
-    FlowValue, Goal, HttpRequest, LogLevel, Method, Read, Step, TransportError,
+    agents, runs, AnswerMeta, ApiError, Body, CallOptions, ClientConfig, Env, ErrorKind, Finished,
+    Flow, FlowValue, Goal, HttpRequest, LogLevel, Method, Read, Step, TransportError,
 };
 
 /// A scripted answer: status, headers, and a body reported as text or as the host's parse (its `status`).
@@ -279,6 +279,65 @@ fn upload_registers_puts_the_bytes_without_the_key_then_waits_until_ready() {
     assert!(trace.sleeps.is_empty());
     let done = trace.result.unwrap();
     assert_eq!(done.response.request_id.as_deref(), Some("req_r"));
+}
+
+#[test]
+fn an_https_client_never_sends_or_reads_a_files_bytes_over_plain_http() {
+    // Upload: the registration names a plain http upload URL.
+    let upload = Flow::upload(
+        &config(),
+        "a.pdf",
+        "application/pdf",
+        &no_retries(),
+        [7; 16],
+    )
+    .unwrap();
+    let trace = drive(
+        upload,
+        vec![Answer::Text(
+            201,
+            vec![],
+            r#"{"id":"file_1","uploadUrl":"http://uploads.example/u/1"}"#,
+        )],
+        10,
+        None,
+    );
+    assert_eq!(trace.sends.len(), 1, "no PUT is sent");
+    assert_eq!(trace.result.unwrap_err().code, "insecure_url");
+    // Download: the output route points at a plain http URL (loopback too: the caller chose https).
+    let planner = OutputPlanner::new("exr_1", "a.pdf").unwrap();
+    let download = Flow::download(&config(), planner, &no_retries());
+    let trace = drive(
+        download,
+        vec![Answer::Text(
+            302,
+            vec![("location", "http://127.0.0.1:9/o?sig=1")],
+            "",
+        )],
+        10,
+        None,
+    );
+    assert_eq!(trace.sends.len(), 1, "no GET of the bytes");
+    assert_eq!(trace.result.unwrap_err().code, "insecure_url");
+    // An http API (the local emulator) may name http URLs.
+    let local = ClientConfig::new(KEY, "http://127.0.0.1:8787").unwrap();
+    let upload = Flow::upload(&local, "a.pdf", "application/pdf", &no_retries(), [7; 16]).unwrap();
+    let trace = drive(
+        upload,
+        vec![
+            Answer::Text(
+                201,
+                vec![],
+                r#"{"id":"file_1","uploadUrl":"http://127.0.0.1:8787/uploads/t"}"#,
+            ),
+            Answer::Text(200, vec![], ""),
+            Answer::Parsed(200, vec![], Some("ready")),
+        ],
+        10,
+        None,
+    );
+    assert_eq!(trace.sends[1].0.url, "http://127.0.0.1:8787/uploads/t");
+    assert!(trace.result.is_ok());
 }
 
 #[test]
