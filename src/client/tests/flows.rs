@@ -51,6 +51,11 @@ fn data_call(spec: crate::client::RequestSpec) -> Flow {
     .unwrap()
 }
 
+/// `files.upload` of `a.pdf` (`application/pdf`).
+fn pdf_upload(config: &ClientConfig, options: &CallOptions) -> Flow {
+    Flow::upload(config, "a.pdf", "application/pdf", options, [7; 16]).unwrap()
+}
+
 /// One `runs.list` page flow answered 200 with `body`.
 fn drive_page(body: &'static str) -> Trace {
     let spec = runs::list(&runs::RunListParams::default()).unwrap();
@@ -238,14 +243,7 @@ fn wait_poll_that_fails_ends_the_wait_with_that_error() {
 
 #[test]
 fn upload_registers_puts_the_bytes_without_the_key_then_waits_until_ready() {
-    let flow = Flow::upload(
-        &config(),
-        "a.pdf",
-        "application/pdf",
-        &CallOptions::default(),
-        [7; 16],
-    )
-    .unwrap();
+    let flow = pdf_upload(&config(), &CallOptions::default());
     let trace = drive(
         flow,
         vec![
@@ -284,14 +282,7 @@ fn upload_registers_puts_the_bytes_without_the_key_then_waits_until_ready() {
 #[test]
 fn an_https_client_never_sends_or_reads_a_files_bytes_over_plain_http() {
     // Upload: the registration names a plain http upload URL.
-    let upload = Flow::upload(
-        &config(),
-        "a.pdf",
-        "application/pdf",
-        &no_retries(),
-        [7; 16],
-    )
-    .unwrap();
+    let upload = pdf_upload(&config(), &no_retries());
     let trace = drive(
         upload,
         vec![Answer::Text(
@@ -321,7 +312,7 @@ fn an_https_client_never_sends_or_reads_a_files_bytes_over_plain_http() {
     assert_eq!(trace.result.unwrap_err().code, "insecure_url");
     // An http API (the local emulator) may name http URLs.
     let local = ClientConfig::new(KEY, "http://127.0.0.1:8787").unwrap();
-    let upload = Flow::upload(&local, "a.pdf", "application/pdf", &no_retries(), [7; 16]).unwrap();
+    let upload = pdf_upload(&local, &no_retries());
     let trace = drive(
         upload,
         vec![
@@ -342,14 +333,7 @@ fn an_https_client_never_sends_or_reads_a_files_bytes_over_plain_http() {
 
 #[test]
 fn upload_whose_put_fails_ends_with_the_put_error_and_polls_nothing() {
-    let flow = Flow::upload(
-        &config(),
-        "a.pdf",
-        "application/pdf",
-        &no_retries(),
-        [7; 16],
-    )
-    .unwrap();
+    let flow = pdf_upload(&config(), &no_retries());
     let trace = drive(
         flow,
         vec![
@@ -369,14 +353,7 @@ fn upload_whose_put_fails_ends_with_the_put_error_and_polls_nothing() {
 
 #[test]
 fn upload_registration_without_upload_url_is_unexpected_shape() {
-    let flow = Flow::upload(
-        &config(),
-        "a.pdf",
-        "application/pdf",
-        &no_retries(),
-        [7; 16],
-    )
-    .unwrap();
+    let flow = pdf_upload(&config(), &no_retries());
     let trace = drive(
         flow,
         vec![Answer::Text(201, vec![], r#"{"id":"file_1"}"#)],
