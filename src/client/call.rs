@@ -338,22 +338,18 @@ impl Call {
             wait: self.wait,
             timeout_ms: self.timeout_ms,
         };
-        match request::build(&self.config, &self.spec, &parts) {
-            Ok(mut req) => {
-                if let Some(url) = &self.redirect_url {
-                    // Same origin, checked when the redirect was read: the same headers may go there.
-                    req.url = url.clone();
-                }
-                self.last_url.clone_from(&req.url);
-                let (attempt, of) = (self.attempts, self.max_retries.saturating_add(1));
-                self.log(LogLevel::Debug, |label| {
-                    format!("{} attempt {}/{}", label, attempt, of)
-                });
-                self.state = State::Awaiting;
-                Action::Send(req)
-            }
-            Err(err) => Action::Done(Err(err)),
+        let mut req = request::build(&self.config, &self.spec, &parts);
+        if let Some(url) = &self.redirect_url {
+            // Same origin, checked when the redirect was read: the same headers may go there.
+            req.url = url.clone();
         }
+        self.last_url.clone_from(&req.url);
+        let (attempt, of) = (self.attempts, self.max_retries.saturating_add(1));
+        self.log(LogLevel::Debug, |label| {
+            format!("{} attempt {}/{}", label, attempt, of)
+        });
+        self.state = State::Awaiting;
+        Action::Send(req)
     }
 
     /// Reports the answer of the last `Send`. `body` is the response text (may be empty).

@@ -302,14 +302,11 @@ pub(crate) struct AttemptParts<'a> {
 /// The Authorization header is attached only when the route wants it AND the final URL is on
 /// `base_url`'s origin; default headers follow the same rule. Every POST carries the
 /// `idempotency-key` given in `parts`.
-///
-/// # Errors
-/// None today (a `serde_json::Value` body is always written); kept for the callers' `?`.
 pub(crate) fn build(
     config: &ClientConfig,
     spec: &RequestSpec,
     parts: &AttemptParts<'_>,
-) -> Result<HttpRequest, ApiError> {
+) -> HttpRequest {
     let mut query = spec.query.clone();
     if let Some(wait) = parts.wait {
         query.push(("wait".to_owned(), wait.to_string()));
@@ -362,7 +359,7 @@ pub(crate) fn build(
             set(&mut headers, "idempotency-key", key);
         }
     }
-    Ok(HttpRequest {
+    HttpRequest {
         method: spec.method,
         url: full_url,
         headers,
@@ -380,7 +377,7 @@ pub(crate) fn build(
             Target::External(_) => MAX_DOWNLOAD_BODY_BYTES,
         },
         max_error_body_bytes: MAX_ERROR_BODY_BYTES,
-    })
+    }
 }
 
 fn set(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
