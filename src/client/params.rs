@@ -174,23 +174,19 @@ impl<T> Params<T> {
     /// The names of an object field in the caller's order (the map's order without a caller's text). The map keeps
     /// the order it was read in (serde_json's `preserve_order`) until the check removes a member; only then is the
     /// caller's order taken from the text's [`KeyOrder`].
-    ///
-    /// # Errors
-    /// None (kept for the callers' `?`).
-    pub fn names_in_order(&self, name: &str) -> Result<Vec<String>, ApiError> {
+    pub fn names_in_order(&self, name: &str) -> Vec<String> {
         let own: Vec<String> = self
-            .map
             .get(name)
             .and_then(Value::as_object)
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
-        Ok(match &self.order {
+        match &self.order {
             Some(CallerBody::Order(order)) => match order.names_of(name) {
                 Some(names) => names.into_iter().filter(|n| own.contains(n)).collect(),
                 None => own,
             },
             _ => own,
-        })
+        }
     }
 
     /// Whether a field is present.

@@ -98,7 +98,7 @@ impl RunListParams {
         };
         let values = params.get("metadata");
         let metadata = params
-            .names_in_order("metadata")?
+            .names_in_order("metadata")
             .into_iter()
             .map(|name| {
                 let value = values
