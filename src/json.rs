@@ -116,12 +116,6 @@ pub fn members<const N: usize>(bytes: &[u8], names: &[&str; N]) -> Option<[Optio
     Some(found)
 }
 
-/// The JSON text in `bytes` as a `serde_json::Value`, read by this reader (a repeated member name: the last one,
-/// as `serde_json` and `JSON.parse` do); `None` when it is not JSON or has a number beyond `f64`.
-pub fn parse_value(bytes: &[u8]) -> Option<serde_json::Value> {
-    Json::parse(core::str::from_utf8(bytes).ok()?)?.into_value()
-}
-
 /// [`Json::parse`] with the text of every number, in the order of the document (a body the client writes again
 /// keeps the caller's own digits: see [`write_number`]). The numbers in the [`Json`] are read as [`Json::parse`]
 /// reads them.
@@ -138,8 +132,9 @@ pub fn parse_with_number_texts(text: &str) -> Option<(Json, Vec<&str>)> {
     Some((value, numbers))
 }
 
-/// [`parse_value`] for what the API client reads (response bodies, the caller's params), read straight into a
-/// `serde_json::Value`: every number is the nearest `f64`, as `JSON.parse` reads it, however many digits it has
+/// A JSON text as a `serde_json::Value`, for what the API client reads (response bodies, the caller's params; a
+/// repeated member name: the last one, as `serde_json` and `JSON.parse` do): every number is the nearest `f64`, as
+/// `JSON.parse` reads it, however many digits it has
 /// (where [`Json::parse`] is exact only up to 15 significant digits and exponents within ±22), then an integer
 /// when it is a whole number within 2^53, as [`Json::into_value`] makes it; `None` when the text is not JSON or
 /// has a number beyond `f64`.
@@ -688,9 +683,11 @@ impl<'a, T: Tree> Reader<'a, T> {
         let fast = mantissa < (1 << 53) && exponent.unsigned_abs() <= 22;
         let n = if T::EXACT && !fast {
             // Beyond the exact fast path: the correctly rounded reading of the text itself.
-            let text =
-                core::str::from_utf8(self.bytes.get(start + usize::from(negative)..self.at)?);
-            text.ok()?.parse::<f64>().ok()?
+            // A number is ASCII: the slice is whole characters.
+            self.text
+                .get(start + usize::from(negative)..self.at)?
+                .parse::<f64>()
+                .ok()?
         } else {
             decimal(mantissa, exponent)
         };
@@ -894,6 +891,12 @@ mod tests {
             assert!(members(text.as_bytes(), &NAMES).is_none(), "{text:?}");
         }
         assert_eq!(members(b"{}", &NAMES), Some([None, None, None]));
+    }
+
+    /// A JSON text in `bytes` read by [`Json::parse`] and made a `serde_json::Value` by [`Json::into_value`]: the
+    /// other reader, as an oracle of [`parse_value_exact`].
+    fn parse_value(bytes: &[u8]) -> Option<serde_json::Value> {
+        Json::parse(core::str::from_utf8(bytes).ok()?)?.into_value()
     }
 
     #[test]
