@@ -575,17 +575,11 @@ function result(kind, value, answer, list) {
 }
 
 /**
- * The items of an answer the core read as a page (an object whose `data`, when present, is an array), parsed here as
- * `fetch` users parse it (by `pageForCore` when the answer was read).
+ * The items of an answer the core read as a page, as `pageForCore` parsed them when the answer arrived (as `fetch`
+ * users parse it). A page the core accepted without them has no `data` member: no items.
  */
 function pageItems(answer) {
-  if (Array.isArray(answer?.items)) return answer.items;
-  try {
-    const data = JSON.parse(answer?.text ?? "").data;
-    return Array.isArray(data) ? data : [];
-  } catch {
-    return [];
-  }
+  return Array.isArray(answer?.items) ? answer.items : [];
 }
 
 /** Waits `ms`; resolves `false` early when `signal` fires. */
