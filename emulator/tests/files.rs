@@ -9,6 +9,24 @@ mod common;
 use common::*;
 use serde_json::json;
 
+/// A PUT of `body` to the upload address `url` with `content_type` (no bearer: the address is the credential).
+async fn put(
+    url: &str,
+    content_type: &str,
+    body: impl Into<bytes::Bytes>,
+) -> docauto_emulator::http_client::Fetched {
+    docauto_emulator::http_client::HttpClient::default()
+        .send(
+            hyper::Method::PUT,
+            url,
+            &[("content-type", content_type.to_owned())],
+            body.into(),
+            std::time::Duration::from_secs(60),
+        )
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn registration_by_url_goes_processing_then_ready() {
     let h = start(&["--control", "--time-scale", "1"]).await;
@@ -98,27 +116,9 @@ async fn upload_address_takes_a_put_with_the_same_content_type() {
     let id = r.body["id"].as_str().unwrap().to_string();
     let bad = call(&h, "PUT", &url, None, None, &[]).await; // content-type application/json
     assert_eq!((bad.status, bad.code()), (400, "invalid_request"));
-    let ok = docauto_emulator::http_client::HttpClient::default()
-        .send(
-            hyper::Method::PUT,
-            &url,
-            &[("content-type", "text/markdown".into())],
-            "# Hi\nTotal: 3".into(),
-            std::time::Duration::from_secs(5),
-        )
-        .await
-        .unwrap();
+    let ok = put(&url, "text/markdown", "# Hi\nTotal: 3").await;
     assert_eq!(ok.status, 200);
-    let again = docauto_emulator::http_client::HttpClient::default()
-        .send(
-            hyper::Method::PUT,
-            &url,
-            &[("content-type", "text/markdown".into())],
-            "x".into(),
-            std::time::Duration::from_secs(5),
-        )
-        .await
-        .unwrap();
+    let again = put(&url, "text/markdown", "x").await;
     assert_eq!(again.status, 409);
     for _ in 0..200 {
         if get(&h, &format!("/v1/files/{id}")).await.body["status"] == "ready" {
@@ -145,16 +145,7 @@ async fn upload_address_expires_after_15_minutes() {
         json!({"seconds": 15 * 60 + 1}),
     )
     .await;
-    let late = docauto_emulator::http_client::HttpClient::default()
-        .send(
-            hyper::Method::PUT,
-            &url,
-            &[("content-type", "text/plain".into())],
-            "x".into(),
-            std::time::Duration::from_secs(5),
-        )
-        .await
-        .unwrap();
+    let late = put(&url, "text/plain", "x").await;
     assert_eq!(late.status, 410);
 }
 
@@ -193,20 +184,6 @@ async fn another_orgs_file_is_404() {
     );
 }
 
-/// A PUT of `len` bytes of Markdown to `url`.
-async fn put_markdown(url: &str, len: usize) -> docauto_emulator::http_client::Fetched {
-    docauto_emulator::http_client::HttpClient::default()
-        .send(
-            hyper::Method::PUT,
-            url,
-            &[("content-type", "text/markdown".into())],
-            bytes::Bytes::from(vec![b'x'; len]),
-            std::time::Duration::from_secs(60),
-        )
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn an_upload_of_several_mib_is_taken_and_one_over_the_limit_is_413_payload_too_large() {
     // The spec does not give a maximum file size; the emulator takes up to 25 MiB, as from a URL (a PDF is often more
@@ -221,11 +198,11 @@ async fn an_upload_of_several_mib_is_taken_and_one_over_the_limit_is_413_payload
     };
     let first = register().await;
     let url = first.body["uploadUrl"].as_str().unwrap().to_string();
-    let ok = put_markdown(&url, 3 * 1024 * 1024).await;
+    let ok = put(&url, "text/markdown", vec![b'x'; 3 * 1024 * 1024]).await;
     assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
     let second = register().await;
     let url = second.body["uploadUrl"].as_str().unwrap().to_string();
-    let big = put_markdown(&url, 25 * 1024 * 1024 + 1).await;
+    let big = put(&url, "text/markdown", vec![b'x'; 25 * 1024 * 1024 + 1]).await;
     let body: serde_json::Value = serde_json::from_slice(&big.body).unwrap_or_default();
     assert_eq!(big.status, 413);
     assert_eq!(body["code"], "payload_too_large", "{body}");
