@@ -60,15 +60,20 @@ fn text(value: Option<Json>) -> Result<String> {
     }
 }
 
+/// A time claim: a number within the `f64` range. One beyond it (`1e400`, which `JSON.parse` reads as Infinity) is
+/// refused with its own message, never taken as a time that never comes.
 fn number(value: &Option<Json>) -> Result<f64> {
-    value
-        .as_ref()
-        .and_then(Json::as_f64)
-        .filter(|n| n.is_finite())
-        .ok_or(err(
+    match value.as_ref().and_then(Json::as_f64) {
+        Some(n) if n.is_finite() => Ok(n),
+        Some(_) => Err(err(
+            ErrorCode::MissingClaim,
+            "a time claim is a number beyond the range of a double (read as Infinity)",
+        )),
+        None => Err(err(
             ErrorCode::MissingClaim,
             "a required time claim is absent or not a number",
-        ))
+        )),
+    }
 }
 
 /// Checks the authentic claims payload against the raw body and the clock.
@@ -378,6 +383,33 @@ mod tests {
             check(b"[]", &b, WINDOW).unwrap_err().code(),
             ErrorCode::MissingClaim
         );
+    }
+
+    /// The claims of [`claims_for`] with `name` set to the number `text`, written as the service (or an attacker)
+    /// writes it: `serde_json::json!` cannot hold 1e400.
+    fn claims_with_number(body: &[u8], name: &str, text: &str) -> String {
+        let mut c = claims_for(body);
+        c[name] = json!("@");
+        c.to_string().replace("\"@\"", text)
+    }
+
+    #[test]
+    fn the_largest_double_is_a_time_and_beyond_it_is_refused() {
+        let b = body();
+        // The token: refused `missing_claim` when the reader rounded this exp to Infinity.
+        let c = claims_with_number(&b, "exp", "1.7976931348623157e308");
+        assert!(check(c.as_bytes(), &b, WINDOW).is_ok());
+        for (name, text) in [
+            ("exp", "1e400"),
+            ("exp", "-1e400"),
+            ("iat", "-1e999"),
+            ("nbf", "1e309"),
+        ] {
+            let c = claims_with_number(&b, name, text);
+            let e = check(c.as_bytes(), &b, WINDOW).unwrap_err();
+            assert_eq!(e.code(), ErrorCode::MissingClaim, "{name}: {text}");
+            assert!(e.detail().contains("beyond the range"), "{name}: {e}");
+        }
     }
 
     #[test]
