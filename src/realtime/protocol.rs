@@ -143,11 +143,13 @@ fn string(m: &Json, kind: &str, name: &str) -> Result<String, RealtimeError> {
         .ok_or_else(|| field_error(kind, name, "a string"))
 }
 
-/// Field `name` of a known message, as a number.
+/// Field `name` of a known message, as a finite number: one beyond the `f64` range (`1e400`, which `JSON.parse`
+/// reads as Infinity) is refused, never handed on as an infinite time.
 fn number(m: &Json, kind: &str, name: &str) -> Result<f64, RealtimeError> {
     m.get(name)
         .and_then(Json::as_f64)
-        .ok_or_else(|| field_error(kind, name, "a number"))
+        .filter(|n| n.is_finite())
+        .ok_or_else(|| field_error(kind, name, "a finite number"))
 }
 
 /// Field `name` of a known message, as a whole number from 0 to `max`.
@@ -425,6 +427,36 @@ mod tests {
             detail(r#"{"type":null}"#),
             "type is missing or not a string"
         );
+    }
+
+    #[test]
+    fn a_time_beyond_the_double_range_is_invalid_message() {
+        for (name, text) in [
+            (
+                "start",
+                r#"{"type":"final","text":"a","start":1e400,"end":2}"#,
+            ),
+            (
+                "end",
+                r#"{"type":"partial","text":"a","start":0,"end":-1e999}"#,
+            ),
+        ] {
+            match ServerMessage::from_json(text).unwrap_err() {
+                RealtimeError::InvalidMessage { detail } => {
+                    assert!(
+                        detail.contains(name) && detail.contains("finite"),
+                        "{detail}"
+                    );
+                }
+                other => panic!("not invalid_message: {other:?}"),
+            }
+        }
+        // The largest double is a time (it was read as Infinity when the reader rounded long numbers).
+        let m = ServerMessage::from_json(
+            r#"{"type":"final","text":"a","start":0,"end":1.7976931348623157e308}"#,
+        )
+        .unwrap();
+        assert!(matches!(m, ServerMessage::Final(t) if t.end == f64::MAX));
     }
 
     #[test]

@@ -181,6 +181,29 @@ fn server_messages_become_events_and_usage_replaces_the_estimate() {
 }
 
 #[test]
+fn an_infinite_time_from_the_service_is_an_error_event_and_the_session_goes_on() {
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    let id = opened(&mut s);
+    s.text_received(id, r#"{"type":"final","text":"t","start":1e400,"end":1}"#);
+    s.text_received(
+        id,
+        r#"{"type":"partial","text":"t","start":0,"end":-1e400}"#,
+    );
+    s.text_received(id, &transcript("final", 0.0, 3.5));
+    let fx = drain(&mut s);
+    let ev = events(&fx);
+    for e in &ev[0..2] {
+        assert!(
+            matches!(e, Event::Error(e) if e.code() == "invalid_message"),
+            "{e:?}"
+        );
+    }
+    assert!(matches!(ev[2], Event::Final(t) if t.end == 3.5));
+    assert_eq!(ev.len(), 3);
+    assert_eq!(s.phase(), Phase::Open);
+}
+
+#[test]
 fn a_message_over_the_size_limit_is_not_read_and_the_session_goes_on() {
     use crate::realtime::protocol::MAX_MESSAGE_BYTES;
     let mut s = session(serde_json::json!({"url": "ws://x"}), false);
