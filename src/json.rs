@@ -35,6 +35,16 @@ impl Json {
         Reader::<Json>::new(text).document()
     }
 
+    /// As [`Json::parse`], but a string holding a lone surrogate escape (`"\ud800"`, which `JSON.parse` accepts and a
+    /// Rust `String` cannot hold) is read as `null`, and a member name holding one with U+FFFD in its place. For key
+    /// sets: there such a string makes the one key that holds it unusable where it matters (`kid`, `x`, `alg`, ...),
+    /// rather than the whole set unreadable.
+    pub fn parse_lone_surrogates_as_null(text: &str) -> Option<Json> {
+        let mut reader = Reader::<Json>::new(text);
+        reader.lone_surrogates = true;
+        reader.document()
+    }
+
     /// The member `name` of an object (the last one when repeated); `None` for a missing name or a non-object.
     pub fn get(&self, name: &str) -> Option<&Json> {
         match self {
@@ -445,6 +455,11 @@ struct Reader<'a, T> {
     at: usize,
     /// When asked for, where each number's text starts and ends, in the order of the document.
     numbers: Option<Vec<(usize, usize)>>,
+    /// Whether a string holding a lone surrogate escape is read (as `null`; see [`Json::parse_lone_surrogates_as_null`])
+    /// rather than refused.
+    lone_surrogates: bool,
+    /// Whether the string just read held a lone surrogate (then U+FFFD stands in its place).
+    lone: bool,
     of: core::marker::PhantomData<fn() -> T>,
 }
 
@@ -455,6 +470,8 @@ impl<'a, T: Tree> Reader<'a, T> {
             bytes: text.as_bytes(),
             at: 0,
             numbers: None,
+            lone_surrogates: false,
+            lone: false,
             of: core::marker::PhantomData,
         }
     }
@@ -493,7 +510,11 @@ impl<'a, T: Tree> Reader<'a, T> {
             b'n' => self.expect(b"null").map(|()| T::null()),
             b't' => self.expect(b"true").map(|()| T::boolean(true)),
             b'f' => self.expect(b"false").map(|()| T::boolean(false)),
-            b'"' => self.string().map(T::string),
+            b'"' => {
+                let s = self.string()?;
+                // A string that held a lone surrogate (lenient reading only) is `null`: nothing can use it as text.
+                Some(if self.lone { T::null() } else { T::string(s) })
+            }
             b'[' if depth < MAX_DEPTH => self.array(depth + 1),
             b'{' if depth < MAX_DEPTH => self.object(depth + 1),
             b'-' | b'0'..=b'9' => self.number().and_then(T::number),
@@ -549,9 +570,11 @@ impl<'a, T: Tree> Reader<'a, T> {
         }
     }
 
-    /// A string, the reader on its opening quote.
+    /// A string, the reader on its opening quote. With `lone_surrogates`, a lone surrogate escape becomes U+FFFD and
+    /// sets `lone`; else it is refused.
     fn string(&mut self) -> Option<String> {
         self.at += 1;
+        self.lone = false;
         let mut out = String::new();
         loop {
             let start = self.at;
@@ -593,18 +616,27 @@ impl<'a, T: Tree> Reader<'a, T> {
         Some(n)
     }
 
-    /// The character of `\uXXXX` (after the `u`), a surrogate pair read as one character.
+    /// The character of `\uXXXX` (after the `u`), a surrogate pair read as one character. A lone surrogate (a high
+    /// one not followed by a low one's escape, or a low one alone) is refused, or with `lone_surrogates` read as
+    /// U+FFFD (and what follows it read on its own).
     fn unicode_escape(&mut self) -> Option<char> {
         let first = self.hex4()?;
         if (0xD800..0xDC00).contains(&first) {
-            self.expect(b"\\u")?;
-            let second = self.hex4()?;
-            if !(0xDC00..0xE000).contains(&second) {
-                return None;
+            let after_first = self.at;
+            let second = self.expect(b"\\u").and_then(|()| self.hex4());
+            if let Some(second @ 0xDC00..0xE000) = second {
+                return char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00));
             }
-            return char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00));
+            self.at = after_first;
         }
-        char::from_u32(first)
+        match char::from_u32(first) {
+            Some(c) => Some(c),
+            None if self.lone_surrogates => {
+                self.lone = true;
+                Some(char::REPLACEMENT_CHARACTER)
+            }
+            None => None,
+        }
     }
 
     /// Digits from the reader, accumulated into `mantissa` (at most 19 significant digits); returns how many
@@ -846,6 +878,45 @@ mod tests {
             "[1]]",
         ] {
             assert_eq!(Json::parse(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_lenient_reader_reads_a_string_with_a_lone_surrogate_as_null() {
+        let lenient = |t: &str| Json::parse_lone_surrogates_as_null(t);
+        for text in [
+            r#""\ud800""#,
+            r#""a\udc00b""#,
+            r#""\ud800\u0041""#,
+            r#""\udbff\udbff""#,
+            r#""\ud800\""#,
+        ] {
+            let strict = if text.ends_with("\\\"") {
+                None
+            } else {
+                Some(Json::Null)
+            };
+            assert_eq!(lenient(text), strict, "{text}");
+            assert_eq!(
+                Json::parse(text),
+                None,
+                "{text}: the strict reader refuses it"
+            );
+        }
+        // A pair is one character in both readers; a name keeps U+FFFD in its place; other strings are untouched.
+        assert_eq!(
+            lenient(r#"["\ud83d\ude00", "x", {"\ud800a": "\ud800", "b": "c"}]"#),
+            Some(Json::Array(vec![
+                Json::String("\u{1F600}".into()),
+                Json::String("x".into()),
+                Json::Object(vec![
+                    ("\u{FFFD}a".into(), Json::Null),
+                    ("b".into(), Json::String("c".into()))
+                ]),
+            ]))
+        );
+        for text in ["[1,]", r#""\ud800\uZZZZ""#, "\"\\ud800"] {
+            assert_eq!(lenient(text), None, "{text}");
         }
     }
 

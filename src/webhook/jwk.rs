@@ -4,7 +4,8 @@
 //! breaking verifiers: a key is used only when `kty` is `EC`, `crv` is `P-256`, `alg` (if present) is `ES256`,
 //! `use` (if present) is `sig`, `key_ops` (if present) include `verify`, it has a non-empty `kid`, and `x`/`y` are a
 //! point on the curve. Two keys sharing one `kid` are both dropped: a token naming that `kid` is ambiguous, and exactly
-//! one key must match.
+//! one key must match. A string holding a lone surrogate (`"\ud800"`, valid JSON that a Rust `String` cannot hold)
+//! reads as `null`: a key holding one in a member above is unusable, and only that key is dropped.
 
 use crate::json::Json;
 use p256::ecdsa::signature::Verifier as _;
@@ -192,9 +193,11 @@ impl KeySet {
         if bytes.len() > MAX_JWKS_BYTES {
             return Err(err(ErrorCode::InvalidJwks, "key set document is too large"));
         }
+        // A string holding a lone surrogate escape (valid JSON to `JSON.parse` and jose) reads as null: the one key
+        // holding it where it matters is unusable, the others are kept.
         let value = core::str::from_utf8(bytes)
             .ok()
-            .and_then(Json::parse)
+            .and_then(Json::parse_lone_surrogates_as_null)
             .ok_or(err(ErrorCode::InvalidJwks, "key set is not JSON"))?;
         Self::from_value(&value)
     }
@@ -351,6 +354,37 @@ mod tests {
         .unwrap();
         assert!(set.is_empty());
         assert!(set.get("k1").is_none());
+    }
+
+    #[test]
+    fn a_lone_surrogate_drops_only_the_key_that_holds_it() {
+        // The issue's key set: one key with "\ud800" (valid JSON: JSON.parse and jose read it) was refusing the whole set.
+        let other = |kid: &str| jwk(json!({"kid": kid})).to_string();
+        for (member, usable) in [
+            (r#""kid":"\ud800""#, false),
+            (r#""kid":"k\udfffx""#, false),
+            (r#""alg":"\ud800""#, false),
+            (r#""use":"\udbff\u0041""#, false),
+            (r#""x":"\ud800""#, false),
+            // In a member the verifier ignores, it leaves the key as usable as the documented rule says.
+            (r#""note":"\ud800""#, true),
+            (r#""\ud800":1"#, true),
+            (r#""key_ops":["verify","\ud800"]"#, true),
+        ] {
+            // Last, so the member wins over the base key's own one of the same name.
+            let base = other("k2");
+            let odd = format!("{},{member}}}", base.trim_end_matches('}'));
+            let doc = format!(r#"{{"keys":[{},{odd},{}]}}"#, other("k1"), other("k3"));
+            let set = KeySet::from_json(doc.as_bytes()).unwrap_or_else(|e| panic!("{member}: {e}"));
+            assert!(
+                set.get("k1").is_some() && set.get("k3").is_some(),
+                "{member}"
+            );
+            assert_eq!(set.get("k2").is_some(), usable, "{member}");
+        }
+        // Outside the keys too: the set is read.
+        let doc = format!(r#"{{"note":"\udc00","keys":[{}]}}"#, other("k1"));
+        assert_eq!(KeySet::from_json(doc.as_bytes()).unwrap().len(), 1);
     }
 
     #[test]

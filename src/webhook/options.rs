@@ -279,7 +279,7 @@ fn seed_age(jwks: &Json) -> Option<KeysAge> {
     let parsed;
     let doc = match jwks {
         Json::String(text) => {
-            parsed = Json::parse(text)?;
+            parsed = Json::parse_lone_surrogates_as_null(text)?;
             &parsed
         }
         other => other,
