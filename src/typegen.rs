@@ -233,7 +233,8 @@ fn webhook_codes() -> Vec<String> {
         Some(InvalidJwks) => Some(InvalidOptions),
         Some(InvalidOptions) => Some(KeysNotLoaded),
         Some(KeysNotLoaded) => Some(BodyTooLarge),
-        Some(BodyTooLarge) => None,
+        Some(BodyTooLarge) => Some(BodyTimeout),
+        Some(BodyTimeout) => None,
     };
     std::iter::successors(next(None), |c| next(Some(*c)))
         .map(|c| c.as_str().to_owned())
@@ -315,7 +316,7 @@ fn every_error_code_is_listed_once() {
         unique.dedup();
         assert_eq!(unique.len(), codes.len(), "{codes:?}");
     }
-    assert_eq!(webhook_codes().len(), 19);
+    assert_eq!(webhook_codes().len(), 20);
     assert_eq!(realtime_codes().len(), 15);
 }
 

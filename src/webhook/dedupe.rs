@@ -17,6 +17,50 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::error::{err, ErrorCode, Result, WebhookError};
+
+/// How a dedupe store handed over by the host is used, decided from the methods it has ([`store_kind`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    /// An atomic claim: `claim(id, ttlSeconds)`, `release(id)`, `add(id, ttlSeconds)`.
+    Claims,
+    /// Check-then-add (`has(id)`, `add(id)`): racy (two concurrent deliveries both pass `has`), kept so existing
+    /// stores keep working.
+    CheckThenAdd,
+}
+
+/// The kind of a store from the methods it has (`has_method(name)`: the member is a function); a store with
+/// `claim` must have all three claim methods.
+///
+/// # Errors
+/// `invalid_options` for a store that is neither kind.
+pub fn store_kind(has_method: impl Fn(&str) -> bool) -> Result<StoreKind> {
+    let all = |names: &[&str]| names.iter().all(|n| has_method(n));
+    if has_method("claim") {
+        if all(&["release", "add"]) {
+            Ok(StoreKind::Claims)
+        } else {
+            Err(err(
+                ErrorCode::InvalidOptions,
+                "a dedupe store with claim() also needs release(id) and add(id)",
+            ))
+        }
+    } else if all(&["has", "add"]) {
+        Ok(StoreKind::CheckThenAdd)
+    } else {
+        Err(err(
+            ErrorCode::InvalidOptions,
+            "dedupe must be true or a store with claim(id, ttlSeconds), release(id) and add(id)",
+        ))
+    }
+}
+
+/// The refusal of `verifySync` with a store whose `claim()` (or `has()`) answered a promise: it cannot wait.
+pub const SYNC_STORE_NEEDED: WebhookError = err(
+    ErrorCode::InvalidOptions,
+    "verifySync needs a dedupe store whose claim() (or has()) answers at once, not a promise",
+);
+
 /// Default number of ids remembered.
 pub const DEFAULT_CAPACITY: usize = 10_000;
 /// Default time a processed id is remembered, in seconds (agent-run events can be re-sent days later).
@@ -206,6 +250,24 @@ impl MemoryDedupe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_store_is_used_by_the_methods_it_has() {
+        let with = |names: &'static [&'static str]| store_kind(move |n| names.contains(&n));
+        assert_eq!(with(&["claim", "release", "add"]), Ok(StoreKind::Claims));
+        assert_eq!(
+            with(&["claim", "release", "add", "has"]),
+            Ok(StoreKind::Claims)
+        );
+        assert_eq!(with(&["has", "add"]), Ok(StoreKind::CheckThenAdd));
+        for names in [&["claim", "add"][..], &["has"], &[], &["add", "release"]] {
+            assert_eq!(
+                with(names).unwrap_err().code(),
+                ErrorCode::InvalidOptions,
+                "{names:?}"
+            );
+        }
+    }
 
     #[test]
     fn marked_ids_are_duplicates_until_they_age_out() {

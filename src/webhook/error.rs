@@ -47,6 +47,8 @@ pub enum ErrorCode {
     KeysNotLoaded,
     /// The body is larger than `maxBodyBytes` (refused before it is read in full or hashed).
     BodyTooLarge,
+    /// A request body was not read in full within `bodyTimeoutMs` (the stream is cancelled).
+    BodyTimeout,
 }
 
 impl ErrorCode {
@@ -72,6 +74,7 @@ impl ErrorCode {
             Self::InvalidOptions => "invalid_options",
             Self::KeysNotLoaded => "keys_not_loaded",
             Self::BodyTooLarge => "body_too_large",
+            Self::BodyTimeout => "body_timeout",
         }
     }
 }

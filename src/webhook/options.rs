@@ -24,7 +24,7 @@ const fn invalid(detail: &'static str) -> WebhookError {
 
 /// The data options and their kinds: read by table ([`check_table`]), not by a serde derive, to keep the
 /// webhook-only wasm module small.
-const TABLE: [(&str, Kind); 9] = [
+const TABLE: [(&str, Kind); 10] = [
     ("jwksUrl", Kind::String),
     ("baseUrl", Kind::String),
     ("jwks", Kind::StringOrObject),
@@ -34,6 +34,7 @@ const TABLE: [(&str, Kind); 9] = [
     ("cooldownSeconds", Kind::Number),
     ("timeoutMs", Kind::Number),
     ("maxBodyBytes", Kind::Number),
+    ("bodyTimeoutMs", Kind::Number),
 ];
 
 /// The data options of `new WebhookVerifier(...)`: one of `jwksUrl`, `baseUrl`, `jwks` (or `jwks` with a URL, to
@@ -77,6 +78,9 @@ pub struct VerifierOptions {
     /// the stream is cancelled), and a buffer or string above it is refused before hashing. Refusals have code
     /// `body_too_large`.
     pub max_body_bytes: Option<f64>,
+    /// Deadline for reading a request's body stream in `verifyRequest`, in milliseconds (above 0). Default 5000. A
+    /// body still arriving after it is refused with code `body_timeout`, and its stream is cancelled.
+    pub body_timeout_ms: Option<f64>,
 }
 
 /// Where the keys come from.
@@ -108,6 +112,8 @@ pub struct VerifierConfig {
     pub timeout_ms: f64,
     /// Largest body, in bytes.
     pub max_body: u64,
+    /// Deadline for reading a request's body stream, in ms.
+    pub body_timeout_ms: f64,
     /// The fixed clock, when `now` was a number.
     pub fixed_now: Option<f64>,
 }
@@ -173,6 +179,7 @@ impl VerifierOptions {
             cooldown_seconds: number("cooldownSeconds"),
             timeout_ms: number("timeoutMs"),
             max_body_bytes: number("maxBodyBytes"),
+            body_timeout_ms: number("bodyTimeoutMs"),
         })
     }
 
@@ -198,6 +205,7 @@ impl VerifierOptions {
             ));
         }
         let max_body = body_limit::parse_option(self.max_body_bytes)?;
+        let body_timeout_ms = body_limit::parse_timeout_option(self.body_timeout_ms)?;
         if self.now.is_some_and(|n| !n.is_finite()) || (self.now.is_some() && now_is_function) {
             return Err(invalid("now must be a number or a function"));
         }
@@ -233,9 +241,20 @@ impl VerifierOptions {
             tolerance,
             timeout_ms: self.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
             max_body,
+            body_timeout_ms,
             fixed_now: self.now,
         })
     }
+}
+
+/// The clock's answer (a `now` function's return): epoch seconds, a finite number.
+///
+/// # Errors
+/// `invalid_options` for anything else (a non-number, NaN, an infinity, or a clock that threw: `None`).
+pub fn clock_reading(answer: Option<f64>) -> Result<f64> {
+    answer
+        .filter(|n| n.is_finite())
+        .ok_or(invalid("now() must return epoch seconds"))
 }
 
 /// What a field of the wrong type should have been.
@@ -249,6 +268,7 @@ fn expectation(field: &str) -> &'static str {
         "cooldownSeconds" => "cooldownSeconds must be a number",
         "timeoutMs" => "timeoutMs must be a number",
         "maxBodyBytes" => "maxBodyBytes must be a number",
+        "bodyTimeoutMs" => "bodyTimeoutMs must be a number",
         _ => "an option has the wrong type",
     }
 }
@@ -309,6 +329,37 @@ mod tests {
     fn detail(r: Result<VerifierConfig>) -> (String, String) {
         let e = r.unwrap_err();
         (e.code().as_str().to_owned(), e.to_string())
+    }
+
+    #[test]
+    fn the_body_read_deadline_is_an_option_with_a_default() {
+        let c = config(json!({"baseUrl": "https://api.example"})).unwrap();
+        assert_eq!(c.body_timeout_ms, body_limit::DEFAULT_BODY_TIMEOUT_MS);
+        let c = config(json!({"baseUrl": "https://api.example", "bodyTimeoutMs": 250})).unwrap();
+        assert_eq!(c.body_timeout_ms, 250.0);
+        for bad in [json!(0), json!(-5), json!("NaN"), json!("soon")] {
+            let (code, _) = detail(config(
+                json!({"baseUrl": "https://api.example", "bodyTimeoutMs": bad}),
+            ));
+            assert_eq!(code, "invalid_options", "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_clock_must_answer_finite_epoch_seconds() {
+        assert_eq!(clock_reading(Some(1_800_000_000.5)), Ok(1_800_000_000.5));
+        for bad in [
+            None,
+            Some(f64::NAN),
+            Some(f64::INFINITY),
+            Some(f64::NEG_INFINITY),
+        ] {
+            assert_eq!(
+                clock_reading(bad).unwrap_err().code(),
+                ErrorCode::InvalidOptions,
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]

@@ -49,6 +49,11 @@ export type WebhookVerifierDataOptions = {
    * `body_too_large`.
    */
   maxBodyBytes?: number;
+  /**
+   * Deadline for reading a request's body stream in `verifyRequest`, in milliseconds (above 0). Default 5000. A
+   * body still arriving after it is refused with code `body_timeout`, and its stream is cancelled.
+   */
+  bodyTimeoutMs?: number;
 };
 
 /** Stable codes of a failed verification. */
@@ -71,7 +76,8 @@ export type WebhookErrorCode =
   | "invalid_jwks"
   | "invalid_options"
   | "keys_not_loaded"
-  | "body_too_large";
+  | "body_too_large"
+  | "body_timeout";
 
 /**
  * Status of an agent run.
