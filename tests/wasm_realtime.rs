@@ -214,8 +214,11 @@ async fn usage_is_estimated_from_sent_audio_until_the_service_reports_it() {
     assert_eq!(get(&t.usage(), "credits"), 0, "no join, no charge");
     started(&t).await;
     assert_eq!(get(&t.usage(), "credits"), 5);
-    t.send_audio(Int16Array::new_with_length(16_000 * 61).into(), 16_000.0)
-        .unwrap();
+    t.send_audio(
+        Int16Array::new_with_length(16_000 * 61).into(),
+        16_000.0.into(),
+    )
+    .unwrap();
     assert_eq!(get(&t.usage(), "startedMinutes"), 2);
     assert_eq!(get(&t.usage(), "credits"), 9);
 }
@@ -228,7 +231,7 @@ async fn int16_audio_at_the_session_rate_is_framed_bit_exact() {
     let samples: Vec<i16> = (0..16_000)
         .map(|i| ((i * 37) % 65_536 - 32_768) as i16)
         .collect();
-    t.send_audio(Int16Array::from(samples.as_slice()).into(), 16_000.0)
+    t.send_audio(Int16Array::from(samples.as_slice()).into(), 16_000.0.into())
         .unwrap();
     let frames = binaries(&socket(0));
     assert_eq!(frames.length(), 50, "1 s in 20 ms frames");
@@ -251,7 +254,7 @@ async fn float_audio_at_48k_is_resampled_to_whole_frames_of_the_session_rate() {
         .map(|i| 0.5 * (2.0 * std::f32::consts::PI * 440.0 * i as f32 / 48_000.0).sin())
         .collect();
     for chunk in tone.chunks(480) {
-        t.send_audio(Float32Array::from(chunk).into(), 48_000.0)
+        t.send_audio(Float32Array::from(chunk).into(), 48_000.0.into())
             .unwrap();
     }
     let frames = binaries(&socket(0));
@@ -269,7 +272,7 @@ async fn float_audio_at_48k_is_resampled_to_whole_frames_of_the_session_rate() {
 async fn audio_sent_before_open_is_delivered_first_after_open() {
     let (t, _log) =
         transcriber(serde_json::json!({"url": "ws://svc.test/rt?ticket=a", "frameMs": 20}));
-    t.send_audio(Int16Array::from(&[7i16; 640][..]).into(), 16_000.0)
+    t.send_audio(Int16Array::from(&[7i16; 640][..]).into(), 16_000.0.into())
         .unwrap();
     assert_eq!(t.state(), "connecting", "sendAudio connects");
     assert_eq!(binaries(&socket(0)).length(), 0);
@@ -288,7 +291,7 @@ async fn other_arrays_and_bad_rates_are_unsupported_audio_format() {
         (Float32Array::new_with_length(4).into(), 1_000.0),
         (Float32Array::new_with_length(4).into(), 44_100.5),
     ] {
-        let e = t.send_audio(samples, rate).unwrap_err();
+        let e = t.send_audio(samples, JsValue::from_f64(rate)).unwrap_err();
         assert_eq!(get(&e, "code"), "unsupported_audio_format");
     }
 }
@@ -376,7 +379,7 @@ async fn a_drop_reconnects_through_get_url_and_sends_the_buffered_audio_first() 
     let r = &events(&log, "reconnecting")[0];
     assert_eq!(get(r, "attempt"), 1);
     assert_eq!(get(&get(r, "error"), "code"), "socket_closed");
-    t.send_audio(Int16Array::from(&[3i16; 320][..]).into(), 16_000.0)
+    t.send_audio(Int16Array::from(&[3i16; 320][..]).into(), 16_000.0.into())
         .unwrap();
     assert!(t.buffered_ms() >= 20.0);
     wait(60.0).await;
@@ -441,7 +444,7 @@ async fn stop_flushes_the_last_partial_frame_then_sends_stop_and_waits_for_the_c
     let (t, log) =
         transcriber(serde_json::json!({"url": "ws://svc.test/rt?ticket=a", "frameMs": 20}));
     started(&t).await;
-    t.send_audio(Int16Array::from(&[1i16; 100][..]).into(), 16_000.0)
+    t.send_audio(Int16Array::from(&[1i16; 100][..]).into(), 16_000.0.into())
         .unwrap();
     let s = socket(0);
     assert_eq!(binaries(&s).length(), 0, "less than a frame waits");
@@ -472,7 +475,7 @@ async fn stop_flushes_the_last_partial_frame_then_sends_stop_and_waits_for_the_c
     assert_eq!(get(&events(&log, "close")[0], "code"), 1000);
     assert!(events(&log, "error").is_empty());
     let e = t
-        .send_audio(Int16Array::new_with_length(10).into(), 16_000.0)
+        .send_audio(Int16Array::new_with_length(10).into(), 16_000.0.into())
         .unwrap_err();
     assert_eq!(get(&e, "code"), "invalid_state");
 }
@@ -551,7 +554,7 @@ fn without_the_websocket_option_the_global_one_is_used_or_the_error_says_to_pass
 #[wasm_bindgen_test]
 async fn start_after_send_audio_connected_resolves_on_the_same_socket() {
     let (t, _log) = transcriber(serde_json::json!({"url": "ws://svc.test/rt?ticket=a"}));
-    t.send_audio(Int16Array::new_with_length(320).into(), 16_000.0)
+    t.send_audio(Int16Array::new_with_length(320).into(), 16_000.0.into())
         .unwrap();
     call(&socket(0), "serverSend", &[open_message(16_000)]);
     let p = t.start(Some(
@@ -628,7 +631,7 @@ async fn pause_sends_no_audio_and_resume_sends_again_while_keepalives_go_on() {
     let s = socket(0);
     t.pause().unwrap();
     assert!(t.paused());
-    t.send_audio(Int16Array::from(&[1i16; 640][..]).into(), 16_000.0)
+    t.send_audio(Int16Array::from(&[1i16; 640][..]).into(), 16_000.0.into())
         .unwrap();
     wait(40.0).await;
     assert_eq!(binaries(&s).length(), 0, "audio sent while paused");
@@ -636,7 +639,7 @@ async fn pause_sends_no_audio_and_resume_sends_again_while_keepalives_go_on() {
         .iter()
         .any(|m| m.as_string().as_deref() == Some(r#"{"type":"keepalive"}"#)));
     t.resume().unwrap();
-    t.send_audio(Int16Array::from(&[1i16; 320][..]).into(), 16_000.0)
+    t.send_audio(Int16Array::from(&[1i16; 320][..]).into(), 16_000.0.into())
         .unwrap();
     assert_eq!(binaries(&s).length(), 1);
     assert_eq!(sockets().length(), 1, "no reconnect");
@@ -649,8 +652,11 @@ async fn every_block_fires_a_level_event_in_dbfs() {
     t.add_event_listener("level".into(), get(&rec, "listener"), None)
         .unwrap();
     started(&t).await;
-    t.send_audio(Float32Array::from(&[0.5f32; 320][..]).into(), 16_000.0)
-        .unwrap();
+    t.send_audio(
+        Float32Array::from(&[0.5f32; 320][..]).into(),
+        16_000.0.into(),
+    )
+    .unwrap();
     let level = &events(&get(&rec, "log"), "level")[0];
     let rms = get(level, "rmsDbfs").as_f64().unwrap();
     let peak = get(level, "peakDbfs").as_f64().unwrap();
@@ -689,7 +695,7 @@ async fn transcript_times_continue_across_a_reconnect() {
         .unwrap();
     started(&t).await;
     // 2 s of audio on the first connection.
-    t.send_audio(Int16Array::new_with_length(32_000).into(), 16_000.0)
+    t.send_audio(Int16Array::new_with_length(32_000).into(), 16_000.0.into())
         .unwrap();
     call(&socket(0), "serverClose", &[1006.into(), "".into()]);
     wait(30.0).await;

@@ -1,8 +1,13 @@
 //! Conversions between JS values and the core's types, in one place.
+//!
+//! Values the application hands over (options, bodies, events, stores, audio) may throw when touched: a getter, a
+//! `Proxy` trap, a detached buffer. Every touch goes through a `catch` binding or `interop.js` (which reads arrays
+//! through the engine's intrinsics), so a JS exception never unwinds through Rust frames: the caller gets the entry's
+//! own error with its stable code.
 // Helpers shared by every class; the webhook-only build (no `client`/`realtime` feature) uses a subset.
 #![cfg_attr(not(all(feature = "client", feature = "realtime")), allow(dead_code))]
 
-use js_sys::{ArrayBuffer, Function, Reflect, Uint8Array};
+use js_sys::{Function, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -17,6 +22,23 @@ extern "C" {
     fn create_api_error(class_name: &str, message: &str, fields: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = createRealtimeError)]
     fn create_realtime_error(code: &str, message: &str, retryable: bool) -> JsValue;
+}
+
+#[wasm_bindgen(module = "/src/wasm/interop.js")]
+extern "C" {
+    /// A new `Uint8Array` over the bytes of an ArrayBuffer or a view, or `undefined` (see `interop.js`).
+    #[wasm_bindgen(js_name = bytesOf)]
+    fn bytes_of(value: &JsValue) -> JsValue;
+    /// A new `Float32Array` or `Int16Array` over the samples of one, or `undefined` (see `interop.js`).
+    #[wasm_bindgen(js_name = samplesOf)]
+    pub fn samples_of(value: &JsValue) -> JsValue;
+    /// A promise of this module that settles as `value` does, never throwing (see `interop.js`).
+    fn settled(value: &JsValue) -> js_sys::Promise;
+    /// A `Uint8Array` of this module's making, whose `length` is read as a number (js-sys's `length()` is a `u32`:
+    /// 4 GiB and more would wrap).
+    type OwnBytes;
+    #[wasm_bindgen(method, getter, js_name = length)]
+    fn length(this: &OwnBytes) -> f64;
 }
 
 /// A `RealtimeError` (the class of `errors.js`) with a stable `code`; `message` must hold no secret (no ticket).
@@ -57,7 +79,7 @@ pub struct RawBody {
 /// Reads a body given as a string, any ArrayBuffer view (Uint8Array, Buffer, DataView) or an ArrayBuffer.
 ///
 /// # Errors
-/// `invalid_input` for any other value.
+/// `invalid_input` for any other value, or a detached buffer.
 pub fn raw_body(value: &JsValue) -> Result<RawBody, JsValue> {
     if let Some(text) = value.as_string() {
         return Ok(RawBody {
@@ -65,39 +87,29 @@ pub fn raw_body(value: &JsValue) -> Result<RawBody, JsValue> {
             text: Some(value.clone()),
         });
     }
-    if ArrayBuffer::is_view(value) {
-        let buffer = Reflect::get(value, &"buffer".into())?;
-        let offset = Reflect::get(value, &"byteOffset".into())?
-            .as_f64()
-            .unwrap_or(0.0);
-        let length = Reflect::get(value, &"byteLength".into())?
-            .as_f64()
-            .unwrap_or(0.0);
-        let view =
-            Uint8Array::new_with_byte_offset_and_length(&buffer, offset as u32, length as u32);
-        return Ok(RawBody {
-            bytes: view.to_vec(),
-            text: None,
-        });
-    }
-    if is_array_buffer(value) {
-        return Ok(RawBody {
-            bytes: Uint8Array::new(value).to_vec(),
-            text: None,
-        });
-    }
-    Err(webhook_failure(
-        ErrorCode::InvalidInput,
-        "body must be a string, a Uint8Array or an ArrayBuffer (the raw bytes received)",
-    ))
+    let view = body_bytes(value).ok_or_else(not_a_body)?;
+    Ok(RawBody {
+        bytes: view.to_vec(),
+        text: None,
+    })
 }
 
-/// `instanceof ArrayBuffer`, or (across realms) an object with a numeric `byteLength` and a `slice` method.
-pub fn is_array_buffer(value: &JsValue) -> bool {
-    value.has_type::<ArrayBuffer>()
-        || (value.is_object()
-            && option(value, "byteLength").as_f64().is_some()
-            && function_option(&option(value, "slice")).is_some())
+/// The bytes of an ArrayBuffer or any ArrayBuffer view (of any realm) as a new `Uint8Array` over the same memory,
+/// read through the engine's intrinsics (no getter of the value runs, no length it claims is believed); `None` for
+/// anything else, or a detached buffer.
+pub fn body_bytes(value: &JsValue) -> Option<Uint8Array> {
+    let view = bytes_of(value);
+    (!view.is_undefined()).then(|| view.unchecked_into())
+}
+
+/// The length of a `Uint8Array` [`body_bytes`] made (its own, exact: no value of the caller's is asked).
+pub fn byte_count(view: &Uint8Array) -> u64 {
+    view.unchecked_ref::<OwnBytes>().length() as u64
+}
+
+/// `invalid_input` for a body that is not one.
+pub fn not_a_body() -> JsValue {
+    webhook_error(crate::webhook::body_limit::NOT_A_BODY)
 }
 
 /// The body as text for `JSON.parse`: the original string, or the bytes decoded as UTF-8.
@@ -110,24 +122,51 @@ pub fn body_text(body: &RawBody) -> Option<JsValue> {
     }
 }
 
-/// Reads option `name` of an options object (`undefined` when absent or the object is not an object).
+/// Reads option `name` of an options object (`undefined` when absent, when the object is not an object, or when
+/// reading it throws: see [`try_option`]).
 pub fn option(options: &JsValue, name: &str) -> JsValue {
+    try_option(options, name).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// Reads option `name` of an options object (`undefined` when absent or the object is not an object).
+///
+/// # Errors
+/// `Err(())` when reading it throws (a getter, a `Proxy` trap, a revoked `Proxy`).
+pub fn try_option(options: &JsValue, name: &str) -> Result<JsValue, ()> {
     if options.is_object() {
-        Reflect::get(options, &name.into()).unwrap_or(JsValue::UNDEFINED)
+        Reflect::get(options, &name.into()).map_err(|_| ())
     } else {
-        JsValue::UNDEFINED
+        Ok(JsValue::UNDEFINED)
     }
 }
 
-/// Names of the own enumerable keys of an options object.
+/// Names of the own enumerable keys of an options object (none when listing them throws: see [`own_names`]).
 pub fn option_names(options: &JsValue) -> Vec<String> {
-    if !options.is_object() {
-        return Vec::new();
+    own_names(options).unwrap_or_default()
+}
+
+/// Names of the own enumerable string keys of an object (none for a non-object).
+///
+/// # Errors
+/// `Err(())` when listing them throws (a `Proxy` trap, a revoked `Proxy`).
+pub fn own_names(value: &JsValue) -> Result<Vec<String>, ()> {
+    if !value.is_object() {
+        return Ok(Vec::new());
     }
-    js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>())
+    Ok(super::platform::object_keys(value)
+        .map_err(|_| ())?
         .iter()
         .filter_map(|k| k.as_string())
-        .collect()
+        .collect())
+}
+
+/// A plain object holding the own enumerable members of `value` (`Object.assign({}, value)`): every getter runs
+/// once, here, and what is read from the copy afterwards runs no code of the caller's.
+///
+/// # Errors
+/// `Err(())` when copying throws (a getter, a `Proxy` trap, a revoked `Proxy`).
+pub fn plain_copy(value: &JsValue) -> Result<JsValue, ()> {
+    super::platform::object_assign(&js_sys::Object::new(), value).map_err(|_| ())
 }
 
 /// A function option, when present and callable.
@@ -138,9 +177,16 @@ pub fn function_option(value: &JsValue) -> Option<Function> {
     })
 }
 
-/// Awaits a value that may be a promise (a thenable) or a plain value.
+/// Awaits a value that may be a promise (a thenable, however hostile) or a plain value: a failure of its `then` is a
+/// rejection, never an exception through this frame.
 pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
-    wasm_bindgen_futures::JsFuture::from(js_sys::Promise::resolve(&value)).await
+    wasm_bindgen_futures::JsFuture::from(settled(&value)).await
+}
+
+/// A promise of this module that settles as `value` does (a plain value, a promise, a thenable), for
+/// `JsFuture::from` and `Promise.race`, which call its `then`: never the caller's own object.
+pub fn own_promise(value: &JsValue) -> js_sys::Promise {
+    settled(value)
 }
 
 /// The plain-data part of an options object, for the core's options decoder: a copy without the `handles` (JS
@@ -164,28 +210,53 @@ pub fn plain_options_json(options: &JsValue, handles: &[&str]) -> Result<crate::
     crate::json::Json::parse(&plain_options_text(options, handles)?).ok_or(())
 }
 
+/// A key set given as data (the verifier's `jwks` option: an object, or JSON text whose string holds a lone
+/// surrogate), read as the core reads a fetched one: a string holding a lone surrogate (which `JSON.parse` and
+/// `JSON.stringify` keep, and a Rust `String` cannot hold) is `null`, so only the key holding it is dropped
+/// ([`crate::webhook::jwk`]), rather than the whole options refused.
+///
+/// # Errors
+/// `Err(())` when it is not JSON data.
+pub fn key_set_json(value: &JsValue) -> Result<Json, ()> {
+    // JSON.parse and JSON.stringify (both `catch`) run a `toJSON` or a getter of the caller's inside their own call.
+    let value = if value.is_string() {
+        super::platform::json_parse(value).map_err(|_| ())?
+    } else {
+        value.clone()
+    };
+    let text = super::platform::json_stringify(&value)
+        .ok()
+        .and_then(|t| t.as_string())
+        .ok_or(())?;
+    Json::parse_lone_surrogates_as_null(&text).ok_or(())
+}
+
 /// [`plain_options`] as JSON text, for a core that reads it without serde (`docauto/realtime`).
 ///
 /// # Errors
 /// As [`plain_options`].
 pub fn plain_options_text(options: &JsValue, handles: &[&str]) -> Result<String, ()> {
-    let data = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
+    let data = plain_copy(options)?;
     for name in handles {
-        let _ = Reflect::delete_property(&data, &JsValue::from_str(name));
+        let _ = Reflect::delete_property(
+            data.unchecked_ref::<js_sys::Object>(),
+            &JsValue::from_str(name),
+        );
     }
-    let data: JsValue = data.into();
-    for name in option_names(&data) {
-        if let Some(n) = option(&data, &name).as_f64().filter(|n| !n.is_finite()) {
+    // The copy is a plain object of data members: reading it runs no code of the caller's.
+    let names = own_names(&data)?;
+    for name in &names {
+        if let Some(n) = option(&data, name).as_f64().filter(|n| !n.is_finite()) {
             let text = if n.is_nan() { "NaN" } else { "Infinity" };
             let _ = Reflect::set(&data, &name.into(), &text.into());
         }
     }
     // Through JSON text rather than serde-wasm-bindgen: each module reads it with the crate's JSON reader, and the
     // webhook-only module stays 20+ KB (gzip) smaller without a deserializer of JS values.
-    if option_names(&data)
-        .iter()
-        .any(|name| option(&data, name).is_function() || option(&data, name).is_symbol())
-    {
+    if names.iter().any(|name| {
+        let value = option(&data, name);
+        value.is_function() || value.is_symbol()
+    }) {
         return Err(());
     }
     super::platform::json_stringify(&data)

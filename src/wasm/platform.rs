@@ -36,6 +36,12 @@ extern "C" {
     pub fn json_parse(text: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_namespace = JSON, js_name = stringify)]
     pub fn json_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
+    /// `Object.assign(target, source)`: runs the source's getters (and a `Proxy`'s traps), which may throw.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = assign)]
+    pub fn object_assign(target: &JsValue, source: &JsValue) -> Result<JsValue, JsValue>;
+    /// `Object.keys(value)`: runs a `Proxy`'s traps, which may throw.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    pub fn object_keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
 
     /// `crypto.subtle`.
     pub type Subtle;
@@ -57,10 +63,11 @@ extern "C" {
         usages: &JsValue,
     ) -> Result<Promise, JsValue>;
 
-    /// A Fetch API `Headers` (or anything with `get(name)`).
+    /// A Fetch API `Headers` (or anything with `get(name)`). Its answer is taken as a JS value and read only when it
+    /// is a string: wasm-bindgen's string return would copy whatever `length` a hostile object claims.
     pub type HeadersLike;
     #[wasm_bindgen(catch, method, js_name = get)]
-    pub fn get(this: &HeadersLike, name: &str) -> Result<Option<String>, JsValue>;
+    pub fn get(this: &HeadersLike, name: &str) -> Result<JsValue, JsValue>;
 
     /// A Fetch API `Request` or `Response`: `headers`, `status`, `arrayBuffer()`.
     pub type MessageLike;
@@ -148,10 +155,20 @@ pub fn object(entries: &[(&str, JsValue)]) -> JsValue {
     obj.into()
 }
 
-/// Reads `headers.get(name)` of a Request or Response.
+/// Reads `headers.get(name)` of a Request or Response: `None` when it answers `null` or `undefined`.
+///
+/// # Errors
+/// What `headers` or `get` throws, or `TypeError` when `get` answers anything but a string or null.
 pub fn header(message: &MessageLike, name: &str) -> Result<Option<String>, JsValue> {
     let headers: HeadersLike = message.headers()?.unchecked_into();
-    headers.get(name)
+    let value = headers.get(name)?;
+    if value.is_null() || value.is_undefined() {
+        return Ok(None);
+    }
+    value
+        .as_string()
+        .map(Some)
+        .ok_or_else(|| js_sys::TypeError::new("headers.get() answered a non-string").into())
 }
 
 /// A timer that rejects its promise (with the string `"timeout"`) after `ms` and aborts the controller; cleared on
@@ -160,12 +177,15 @@ pub struct Deadline {
     promise: Promise,
     handle: JsValue,
     controller: Option<AbortControllerLike>,
+    /// `Date.now()` when it passes.
+    until_ms: f64,
     _on_timeout: Option<Closure<dyn FnMut()>>,
 }
 
 impl Deadline {
     /// Starts a deadline of `ms` milliseconds.
     pub fn start(ms: f64) -> Self {
+        let until_ms = js_sys::Date::now() + ms;
         let controller = AbortControllerLike::new_abort_controller().ok();
         let for_timer = controller
             .as_ref()
@@ -187,8 +207,15 @@ impl Deadline {
             promise,
             handle,
             controller,
+            until_ms,
             _on_timeout: callback,
         }
+    }
+
+    /// Whether the deadline has passed, by the clock: also when its timer could not run yet (work that only ever
+    /// waits for settled promises never lets a timer run).
+    pub fn expired(&self) -> bool {
+        js_sys::Date::now() >= self.until_ms
     }
 
     /// The abort signal to give `fetch`, when the runtime has `AbortController`.
@@ -297,10 +324,11 @@ pub fn global(name: &str) -> JsValue {
     Reflect::get(&js_sys::global(), &name.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// Starts `fetch(url, init)` with the given function, or the global `fetch`.
+/// Starts `fetch(url, init)` with the given function, or the global `fetch`: a promise of this module either way
+/// (a custom `fetch` may answer anything, a hostile thenable included).
 pub fn fetch(custom: Option<&Function>, url: &str, init: &JsValue) -> Result<Promise, JsValue> {
     match custom {
-        Some(f) => Ok(Promise::resolve(&f.call2(
+        Some(f) => Ok(super::interop::own_promise(&f.call2(
             &JsValue::UNDEFINED,
             &url.into(),
             init,

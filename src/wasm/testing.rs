@@ -59,6 +59,13 @@ fn read_options(options: &JsValue) -> Result<(Signer, Clock), JsValue> {
     if !(options.is_undefined() || options.is_null() || options.is_object()) {
         return Err(invalid_options("options must be an object"));
     }
+    // Read once, from a plain copy: a getter or a Proxy of the caller's runs (and may throw) only here.
+    let options = &if options.is_object() {
+        interop::plain_copy(options)
+            .map_err(|()| invalid_options("reading the options threw (a getter or a Proxy)"))?
+    } else {
+        JsValue::UNDEFINED
+    };
     if interop::option_names(options)
         .iter()
         .any(|name| !OPTIONS.contains(&name.as_str()))
@@ -117,10 +124,11 @@ impl TestSigner {
         match &self.clock {
             Clock::System => Ok(platform::now_seconds()),
             Clock::Fixed(n) => Ok(*n),
-            Clock::Function(f) => f
-                .call0(&JsValue::UNDEFINED)?
-                .as_f64()
-                .ok_or_else(|| invalid_options("now() must return epoch seconds")),
+            // A clock that throws or answers anything but finite seconds is the same refusal, with its code.
+            Clock::Function(f) => crate::webhook::options::clock_reading(
+                f.call0(&JsValue::UNDEFINED).ok().and_then(|v| v.as_f64()),
+            )
+            .map_err(interop::webhook_error),
         }
     }
 
@@ -128,6 +136,9 @@ impl TestSigner {
         if !event.is_object() {
             return Err(invalid_input("the event must be an object"));
         }
+        // Read once, from a plain copy: a getter or a Proxy of the caller's runs (and may throw) only here.
+        let event = &interop::plain_copy(event)
+            .map_err(|()| invalid_input("reading the event threw (a getter or a Proxy)"))?;
         signing::check_event_fields(interop::option_names(event).iter().map(String::as_str))
             .map_err(interop::webhook_error)?;
         let text = |name: &str| -> Result<Option<String>, JsValue> {
@@ -223,9 +234,12 @@ impl TestSigner {
     #[wasm_bindgen(unchecked_return_type = "Promise<Request>")]
     pub fn request(
         &self,
-        url: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] url: JsValue,
         #[wasm_bindgen(unchecked_param_type = "TestEvent")] event: JsValue,
     ) -> Promise {
+        let Some(url) = url.as_string() else {
+            return settled(Err(invalid_input("the url must be a string")));
+        };
         settled(self.signed(&event).and_then(|signed| {
             let headers = platform::object(&[
                 ("content-type", "application/json".into()),
@@ -236,7 +250,11 @@ impl TestSigner {
                 ("headers", headers),
                 ("body", signed.body.into()),
             ]);
-            HostRequest::new_request(url, &init).map(JsValue::from)
+            HostRequest::new_request(&url, &init)
+                .map(JsValue::from)
+                .map_err(|_| {
+                    invalid_input("url must be an absolute URL (new Request(url) refused it)")
+                })
         }))
     }
 }

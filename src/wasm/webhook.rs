@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect, Uint8Array};
+use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
@@ -16,8 +16,9 @@ use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike};
 use crate::json::Json;
 use crate::webhook::body_limit;
+use crate::webhook::body_limit::{Held, Plan};
 use crate::webhook::claims::EnvelopeIds;
-use crate::webhook::dedupe::{self, Claim, MemoryDedupe};
+use crate::webhook::dedupe::{self, Claim, MemoryDedupe, StoreKind};
 use crate::webhook::jwk::PublicKey;
 use crate::webhook::jws::CompactJws;
 use crate::webhook::key_cache::{KeyCache, Lookup};
@@ -38,23 +39,14 @@ enum Dedupe {
     Off,
     /// The core's in-memory store (`dedupe: true`).
     Memory(RefCell<MemoryDedupe>),
-    /// A store with an atomic claim: `claim(id, ttlSeconds)`, `release(id)`, `add(id, ttlSeconds)`.
-    Claims(JsValue),
-    /// A check-then-add store (`has(id)`, `add(id)`): racy (two concurrent deliveries both pass `has`), kept so
-    /// existing stores keep working.
-    CheckThenAdd(JsValue),
+    /// A store handed over by the caller, used as its methods say ([`dedupe::store_kind`]).
+    Store(StoreKind, JsValue),
 }
 
 /// A method of a dedupe store (checked present when the verifier was created).
 fn store_method(store: &JsValue, name: &'static str) -> Result<Function, JsValue> {
     interop::function_option(&interop::option(store, name))
         .ok_or_else(|| invalid_options("the dedupe store lost one of its methods"))
-}
-
-fn has_methods(store: &JsValue, names: &[&str]) -> bool {
-    names
-        .iter()
-        .all(|m| interop::function_option(&interop::option(store, m)).is_some())
 }
 
 /// The `eventId` of an event, or the id itself.
@@ -75,6 +67,7 @@ struct VerifierState {
     fetch: Option<Function>,
     timeout_ms: f64,
     max_body: u64,
+    body_timeout_ms: f64,
     tolerance: f64,
     clock: Clock,
     dedupe: Dedupe,
@@ -102,17 +95,42 @@ impl WebhookVerifier {
                 "options must be an object: { jwksUrl } | { baseUrl } | { jwks }",
             ));
         }
-        // The handles stay here; the data options go to the core, which decides everything else.
-        let now = interop::option(&options, "now");
+        // The handles stay here; the data options go to the core, which decides everything else. A getter or a Proxy
+        // that throws is caught where it is read (here, and in the copy of the data options).
+        let read = |name: &str| {
+            interop::try_option(&options, name)
+                .map_err(|()| invalid_options("reading an option threw (a getter or a Proxy)"))
+        };
+        let now = read("now")?;
         let now_fn = interop::function_option(&now);
         let handles: &[&str] = if now_fn.is_some() {
             &["fetch", "dedupe", "now"]
         } else {
             &options::HANDLES
         };
-        let data = interop::plain_options_json(&options, handles).map_err(|()| {
-            invalid_options("options must be plain data besides fetch, dedupe and now")
-        })?;
+        // A key set given as an object (or as text holding a lone surrogate) is read on its own, as a fetched one is.
+        let jwks = read("jwks")?;
+        let jwks_apart = jwks.is_object()
+            || jwks
+                .dyn_ref::<js_sys::JsString>()
+                .is_some_and(|s| !s.is_valid_utf16());
+        let not_data =
+            || invalid_options("options must be plain data besides fetch, dedupe and now");
+        let mut data = if jwks_apart {
+            interop::plain_options_json(&options, &[handles, &["jwks"]].concat())
+        } else {
+            interop::plain_options_json(&options, handles)
+        }
+        .map_err(|()| not_data())?;
+        if let (true, Json::Object(members)) = (jwks_apart, &mut data) {
+            let keys = interop::key_set_json(&jwks).map_err(|()| {
+                interop::webhook_failure(
+                    ErrorCode::InvalidJwks,
+                    "jwks must be a JWKS object or JSON text",
+                )
+            })?;
+            members.push(("jwks".into(), keys));
+        }
         let config = VerifierOptions::from_json(data)
             .and_then(|o| o.validate(now_fn.is_some()))
             .map_err(interop::webhook_error)?;
@@ -124,7 +142,7 @@ impl WebhookVerifier {
         let cache = config.key_cache(clock_now(&clock)?);
         let jwks_url = config.jwks_url().map(str::to_owned);
 
-        let fetch = interop::option(&options, "fetch");
+        let fetch = read("fetch")?;
         let fetch = if fetch.is_undefined() {
             None
         } else {
@@ -133,25 +151,17 @@ impl WebhookVerifier {
                     .ok_or_else(|| invalid_options("fetch must be a function"))?,
             )
         };
-        let dedupe = interop::option(&options, "dedupe");
+        let dedupe = read("dedupe")?;
         let dedupe = if dedupe.is_undefined() || dedupe.is_null() || dedupe.as_bool() == Some(false)
         {
             Dedupe::Off
         } else if dedupe.as_bool() == Some(true) {
             Dedupe::Memory(RefCell::new(MemoryDedupe::default()))
-        } else if has_methods(&dedupe, &["claim"]) {
-            if !has_methods(&dedupe, &["release", "add"]) {
-                return Err(invalid_options(
-                    "a dedupe store with claim() also needs release(id) and add(id)",
-                ));
-            }
-            Dedupe::Claims(dedupe)
-        } else if has_methods(&dedupe, &["has", "add"]) {
-            Dedupe::CheckThenAdd(dedupe)
         } else {
-            return Err(invalid_options(
-                "dedupe must be true or a store with claim(id, ttlSeconds), release(id) and add(id)",
-            ));
+            let has =
+                |name: &str| interop::function_option(&interop::option(&dedupe, name)).is_some();
+            let kind = dedupe::store_kind(has).map_err(interop::webhook_error)?;
+            Dedupe::Store(kind, dedupe)
         };
 
         Ok(Self {
@@ -164,6 +174,7 @@ impl WebhookVerifier {
                 fetch,
                 timeout_ms: config.timeout_ms,
                 max_body: config.max_body,
+                body_timeout_ms: config.body_timeout_ms,
                 tolerance: config.tolerance,
                 clock,
                 dedupe,
@@ -257,15 +268,12 @@ impl WebhookVerifier {
             let declared = platform::header(&message, "content-length").ok().flatten();
             body_limit::check_declared(declared.as_deref(), inner.max_body)
                 .map_err(interop::webhook_error)?;
-            let bytes = read_capped(&message, inner.max_body, None)
+            // A stalled stream ends at the read deadline (`bodyTimeoutMs`), cancelled.
+            let deadline = platform::Deadline::start(inner.body_timeout_ms);
+            let bytes = read_capped(&message, inner.max_body, &deadline)
                 .await
-                .map_err(|e| match e {
-                    ReadError::TooLarge => interop::webhook_error(TOO_LARGE),
-                    ReadError::Unreadable => interop::webhook_failure(
-                        ErrorCode::InvalidInput,
-                        "the request body could not be read (already consumed?)",
-                    ),
-                })?;
+                .map_err(|e| interop::webhook_error(e.error()))?;
+            drop(deadline);
             let body = Body::Copied(RawBody { bytes, text: None });
             inner.verify(body, header).await
         })
@@ -348,8 +356,12 @@ impl WebhookVerifier {
                 Dedupe::Off => {
                     return Err(invalid_options("markProcessed needs the dedupe option"))
                 }
-                Dedupe::Memory(store) => store.borrow_mut().confirm(&id, inner.window()?.now),
-                Dedupe::Claims(store) | Dedupe::CheckThenAdd(store) => {
+                Dedupe::Memory(store) => {
+                    // The clock first: a `now` function of the caller's may call this verifier again.
+                    let now = inner.window()?.now;
+                    store.borrow_mut().confirm(&id, now);
+                }
+                Dedupe::Store(_, store) => {
                     let add = store_method(store, "add")?;
                     let ttl = JsValue::from_f64(dedupe::DEFAULT_TTL);
                     interop::settle(add.call2(store, &id.into(), &ttl)?).await?;
@@ -374,11 +386,11 @@ impl WebhookVerifier {
             match &inner.dedupe {
                 Dedupe::Off => return Err(invalid_options("releaseClaim needs the dedupe option")),
                 Dedupe::Memory(store) => store.borrow_mut().release(&id),
-                Dedupe::Claims(store) => {
+                Dedupe::Store(StoreKind::Claims, store) => {
                     let release = store_method(store, "release")?;
                     interop::settle(release.call1(store, &id.into())?).await?;
                 }
-                Dedupe::CheckThenAdd(_) => {}
+                Dedupe::Store(StoreKind::CheckThenAdd, _) => {}
             }
             Ok(JsValue::UNDEFINED)
         })
@@ -394,65 +406,57 @@ fn promise(work: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Pr
 }
 
 fn clock_now(clock: &Clock) -> Result<f64, JsValue> {
-    Ok(match clock {
-        Clock::System => platform::now_seconds(),
-        Clock::Fixed(n) => *n,
-        Clock::Function(f) => f
-            .call0(&JsValue::UNDEFINED)
-            .ok()
-            .and_then(|v| v.as_f64())
-            .filter(|n| n.is_finite())
-            .ok_or_else(|| invalid_options("now() must return epoch seconds"))?,
-    })
+    match clock {
+        Clock::System => Ok(platform::now_seconds()),
+        Clock::Fixed(n) => Ok(*n),
+        Clock::Function(f) => {
+            options::clock_reading(f.call0(&JsValue::UNDEFINED).ok().and_then(|v| v.as_f64()))
+                .map_err(interop::webhook_error)
+        }
+    }
 }
-
-const TOO_LARGE: crate::webhook::WebhookError = crate::webhook::WebhookError::new(
-    ErrorCode::BodyTooLarge,
-    "the body is larger than maxBodyBytes (refused without reading it)",
-);
 
 /// A body to verify: copied into wasm memory, or kept in JS where the host hashes it (`node:crypto`), so a large
 /// body never grows wasm memory.
 enum Body {
     Copied(RawBody),
-    /// A string or an ArrayBuffer view.
+    /// A string, the caller's own ArrayBuffer view, or a `Uint8Array` over the ArrayBuffer handed over.
     Kept(JsValue),
 }
 
-/// A body handed as data: its length is checked before it is copied into wasm memory (or kept in JS when `keep`).
+/// A body handed as data, measured (a string by its length, bytes by their buffer's own length, never by what the
+/// value claims) and refused, kept or copied as [`body_limit::plan`] decides.
 fn bounded_body(value: &JsValue, max: u64, keep: bool) -> Result<Body, JsValue> {
-    // A string of n UTF-16 units encodes to at least n UTF-8 bytes, so its length is a lower bound.
-    let string_len = value
-        .dyn_ref::<js_sys::JsString>()
-        .map(js_sys::JsString::length);
-    let lower_bound = if let Some(len) = string_len {
-        Some(f64::from(len))
-    } else if value.is_object() {
-        Reflect::get(value, &"byteLength".into())
-            .ok()
-            .and_then(|v| v.as_f64())
-    } else {
-        None
-    };
-    if lower_bound.is_some_and(|n| n > max as f64) {
-        return Err(interop::webhook_error(TOO_LARGE));
-    }
-    if keep {
-        // Kept only when its byte length is known to be within `max`: a view's byteLength is exact, a string of
-        // n units is at most 3n bytes. A longer string is copied and measured, as without a host hash.
-        if let Some(len) = string_len {
-            if u64::from(len) * 3 <= max {
-                return Ok(Body::Kept(value.clone()));
+    if let Some(text) = value.dyn_ref::<js_sys::JsString>() {
+        let held = Held::Text {
+            units: u64::from(text.length()),
+        };
+        return match body_limit::plan(held, max, keep).map_err(interop::webhook_error)? {
+            Plan::Keep => Ok(Body::Kept(value.clone())),
+            Plan::Copy => {
+                let body = interop::raw_body(value)?;
+                body_limit::check_len(body.bytes.len() as u64, max)
+                    .map_err(interop::webhook_error)?;
+                Ok(Body::Copied(body))
             }
-        } else if js_sys::ArrayBuffer::is_view(value) {
-            return Ok(Body::Kept(value.clone()));
-        } else if interop::is_array_buffer(value) {
-            return Ok(Body::Kept(Uint8Array::new(value).into()));
-        }
+        };
     }
-    let body = interop::raw_body(value)?;
-    body_limit::check_len(body.bytes.len() as u64, max).map_err(interop::webhook_error)?;
-    Ok(Body::Copied(body))
+    let view = interop::body_bytes(value).ok_or_else(interop::not_a_body)?;
+    let held = Held::Bytes {
+        len: interop::byte_count(&view),
+    };
+    Ok(
+        match body_limit::plan(held, max, keep).map_err(interop::webhook_error)? {
+            // The caller's own view where it is one (the host reads views by their internal slots, never their
+            // properties), else the view made over its ArrayBuffer: hashed in place, never copied.
+            Plan::Keep if js_sys::ArrayBuffer::is_view(value) => Body::Kept(value.clone()),
+            Plan::Keep => Body::Kept(view.into()),
+            Plan::Copy => Body::Copied(RawBody {
+                bytes: view.to_vec(),
+                text: None,
+            }),
+        },
+    )
 }
 
 const MALFORMED_BODY: crate::webhook::WebhookError = crate::webhook::WebhookError::new(
@@ -530,96 +534,109 @@ thread_local! {
     };
 }
 
+/// Why a streamed read ended early.
 enum ReadError {
     TooLarge,
     Unreadable,
+    TimedOut,
 }
 
-/// Reads a Request's or Response's body stream up to `max` bytes; past it the stream is cancelled and the read
-/// refused. Without a `body` stream (a minimal Request-like object) it falls back to `arrayBuffer()` and checks the
-/// length after.
+impl ReadError {
+    fn error(self) -> crate::webhook::WebhookError {
+        match self {
+            Self::TooLarge => body_limit::TOO_LARGE,
+            Self::Unreadable => body_limit::UNREADABLE,
+            Self::TimedOut => body_limit::BODY_TIMEOUT,
+        }
+    }
+}
+
+/// Awaits what the caller's object answered (a promise, a thenable, anything) through a promise of this module,
+/// until the deadline.
+async fn answer(value: &JsValue, deadline: &platform::Deadline) -> Result<JsValue, ReadError> {
+    let settled = deadline.race(&interop::own_promise(value));
+    JsFuture::from(settled).await.map_err(|_| {
+        if deadline.expired() {
+            ReadError::TimedOut
+        } else {
+            ReadError::Unreadable
+        }
+    })
+}
+
+/// Reads a Request's or Response's body stream up to `max` bytes before `deadline`; past either the stream is
+/// cancelled and the read refused. Without a `body` stream (a minimal Request-like object) it falls back to
+/// `arrayBuffer()`. Every value the caller's objects answer is read through a `catch` binding or `interop.js`.
 async fn read_capped(
     message: &MessageLike,
     max: u64,
-    deadline: Option<&platform::Deadline>,
+    deadline: &platform::Deadline,
 ) -> Result<Vec<u8>, ReadError> {
-    let wait = |p: Promise| {
-        let p = match deadline {
-            Some(d) => d.race(&p),
-            None => p,
-        };
-        JsFuture::from(p)
-    };
-    let stream = Reflect::get(message, &"body".into()).map_err(|_| ReadError::Unreadable)?;
+    let stream = interop::try_option(message, "body").map_err(|()| ReadError::Unreadable)?;
     if stream.is_null() {
         return Ok(Vec::new());
     }
-    let get_reader = Reflect::get(&stream, &"getReader".into())
+    let get_reader = interop::try_option(&stream, "getReader")
         .ok()
         .and_then(|f| interop::function_option(&f));
     let Some(get_reader) = get_reader else {
-        let buffer = match message.array_buffer() {
-            Ok(p) => wait(p).await.map_err(|_| ReadError::Unreadable)?,
-            Err(_) => return Err(ReadError::Unreadable),
-        };
-        let bytes = Uint8Array::new(&buffer).to_vec();
-        return body_limit::check_len(bytes.len() as u64, max)
-            .map(|()| bytes)
-            .map_err(|_| ReadError::TooLarge);
+        let buffer = message.array_buffer().map_err(|_| ReadError::Unreadable)?;
+        let buffer = answer(&buffer, deadline).await?;
+        let view = interop::body_bytes(&buffer).ok_or(ReadError::Unreadable)?;
+        body_limit::check_len(interop::byte_count(&view), max).map_err(|_| ReadError::TooLarge)?;
+        return Ok(view.to_vec());
     };
     let reader = get_reader
         .call0(&stream)
         .map_err(|_| ReadError::Unreadable)?;
-    let read = Reflect::get(&reader, &"read".into())
+    let read = read_chunks(&reader, max, deadline).await;
+    if read.is_err() {
+        cancel(&reader);
+    }
+    read
+}
+
+/// The chunks of a stream's reader, up to `max` bytes before `deadline` (also checked by the clock between chunks:
+/// a reader whose promises are already settled never lets a timer run).
+async fn read_chunks(
+    reader: &JsValue,
+    max: u64,
+    deadline: &platform::Deadline,
+) -> Result<Vec<u8>, ReadError> {
+    let read = interop::try_option(reader, "read")
         .ok()
         .and_then(|f| interop::function_option(&f))
         .ok_or(ReadError::Unreadable)?;
     let mut bytes = Vec::new();
     loop {
-        let chunk = read
-            .call0(&reader)
-            .ok()
-            .map(JsCast::unchecked_into::<Promise>)
-            .ok_or(ReadError::Unreadable)?;
-        let chunk = wait(chunk).await.map_err(|_| ReadError::Unreadable)?;
-        if Reflect::get(&chunk, &"done".into())
-            .ok()
-            .and_then(|d| d.as_bool())
-            == Some(true)
-        {
+        if deadline.expired() {
+            return Err(ReadError::TimedOut);
+        }
+        let chunk = read.call0(reader).map_err(|_| ReadError::Unreadable)?;
+        let chunk = answer(&chunk, deadline).await?;
+        let field =
+            |name: &str| interop::try_option(&chunk, name).map_err(|()| ReadError::Unreadable);
+        if field("done")?.as_bool() == Some(true) {
             return Ok(bytes);
         }
-        let value = Reflect::get(&chunk, &"value".into()).map_err(|_| ReadError::Unreadable)?;
-        // `ArrayBuffer.isView` and `byteLength`, not `instanceof`: the chunk may come from another realm (edge-runtime).
-        if !js_sys::ArrayBuffer::is_view(&value) {
-            return Err(ReadError::Unreadable);
-        }
-        let chunk_len = Reflect::get(&value, &"byteLength".into())
-            .ok()
-            .and_then(|n| n.as_f64())
-            .ok_or(ReadError::Unreadable)?;
-        // `as u64` saturates (a NaN or negative byteLength is 0); the sum cannot overflow below 2^53 + usize.
-        let total = (bytes.len() as u64).saturating_add(chunk_len as u64);
-        if body_limit::check_read(total, max).is_err() {
-            // Cancel the rest; a rejection of cancel() is of no interest.
-            if let Some(cancel) = Reflect::get(&reader, &"cancel".into())
-                .ok()
-                .and_then(|f| interop::function_option(&f))
-            {
-                if let Ok(p) = cancel.call0(&reader) {
-                    if p.is_object() {
-                        let p: Promise = p.unchecked_into();
-                        drop(promise(async move {
-                            let _ = JsFuture::from(p).await;
-                            Ok(JsValue::UNDEFINED)
-                        }));
-                    }
-                }
-            }
-            return Err(ReadError::TooLarge);
-        }
-        let chunk = interop::raw_body(&value).map_err(|_| ReadError::Unreadable)?;
-        bytes.extend_from_slice(&chunk.bytes);
+        // Bytes of any realm (edge-runtime's chunks come from another one), measured by their buffer, not a claim.
+        let view = interop::body_bytes(&field("value")?).ok_or(ReadError::Unreadable)?;
+        let total = (bytes.len() as u64).saturating_add(interop::byte_count(&view));
+        body_limit::check_read(total, max).map_err(|_| ReadError::TooLarge)?;
+        bytes.extend_from_slice(&view.to_vec());
+    }
+}
+
+/// Cancels the rest of a stream; whatever `cancel()` answers (a rejection included) is awaited and dropped.
+fn cancel(reader: &JsValue) {
+    let cancel = interop::try_option(reader, "cancel")
+        .ok()
+        .and_then(|f| interop::function_option(&f));
+    if let Some(Ok(answer)) = cancel.map(|f| f.call0(reader)) {
+        drop(promise(async move {
+            let _ = interop::settle(answer).await;
+            Ok(JsValue::UNDEFINED)
+        }));
     }
 }
 
@@ -636,7 +653,7 @@ impl VerifierState {
     /// held and the dedupe store (if any) is the in-memory one. `None`: take the async path.
     fn verify_now(&self, token: &CompactJws<'_>, body: &Body) -> Option<Result<JsValue, JsValue>> {
         if !self.hosts.answers_now(Call::Async)
-            || matches!(self.dedupe, Dedupe::Claims(_) | Dedupe::CheckThenAdd(_))
+            || matches!(self.dedupe, Dedupe::Store(..))
             || self.flight.borrow().is_some()
         {
             return None;
@@ -659,9 +676,7 @@ impl VerifierState {
     /// The key and WebCrypto's pending answer for `verify`, when nothing else needs waiting for: no fetch running or
     /// due, the key's `CryptoKey` imported, dedupe not an async store. `None`: take the async path.
     fn pending_answer(&self, token: &CompactJws<'_>) -> Option<(PublicKey, Promise)> {
-        if matches!(self.dedupe, Dedupe::Claims(_) | Dedupe::CheckThenAdd(_))
-            || self.flight.borrow().is_some()
-        {
+        if matches!(self.dedupe, Dedupe::Store(..)) || self.flight.borrow().is_some() {
             return None;
         }
         let now = self.window().ok()?.now;
@@ -903,7 +918,9 @@ impl VerifierState {
     async fn fetch_keys(&self) -> Result<(), JsValue> {
         let unavailable = || interop::webhook_error(JWKS_UNAVAILABLE);
         let url = self.jwks_url.clone().ok_or_else(unavailable)?;
-        self.cache.borrow_mut().on_fetch_started(self.window()?.now);
+        // The clock first: a `now` function of the caller's may call this verifier again.
+        let started = self.window()?.now;
+        self.cache.borrow_mut().on_fetch_started(started);
         let deadline = platform::Deadline::start(self.timeout_ms);
         let headers = platform::object(&[("accept", "application/json".into())]);
         let init = platform::object(&[
@@ -925,7 +942,7 @@ impl VerifierState {
             .and_then(|s| s.as_f64())
             .unwrap_or(0.0);
         let cache_control = platform::header(&response, "cache-control").ok().flatten();
-        let bytes = read_capped(&response, body_limit::MAX_JWKS_BYTES, Some(&deadline))
+        let bytes = read_capped(&response, body_limit::MAX_JWKS_BYTES, &deadline)
             .await
             .map_err(|_| unavailable())?;
         drop(deadline);
@@ -948,7 +965,7 @@ impl VerifierState {
     /// released or lapses.
     async fn is_duplicate(&self, event_id: &str, now: f64) -> Result<Option<Claim>, JsValue> {
         match &self.dedupe {
-            Dedupe::Claims(store) => {
+            Dedupe::Store(StoreKind::Claims, store) => {
                 let claim = store_method(store, "claim")?;
                 let ttl = JsValue::from_f64(dedupe::DEFAULT_CLAIM_TTL);
                 let won = interop::settle(claim.call2(store, &event_id.into(), &ttl)?).await?;
@@ -957,7 +974,7 @@ impl VerifierState {
                     won.is_truthy(),
                 )))
             }
-            Dedupe::CheckThenAdd(store) => {
+            Dedupe::Store(StoreKind::CheckThenAdd, store) => {
                 let has = store_method(store, "has")?;
                 let seen = interop::settle(has.call1(store, &event_id.into())?).await?;
                 Ok(Some(Claim::from_has(seen.is_truthy())))
@@ -970,7 +987,7 @@ impl VerifierState {
         match &self.dedupe {
             Dedupe::Off => Ok(None),
             Dedupe::Memory(store) => Ok(Some(store.borrow_mut().claim(event_id, now))),
-            Dedupe::Claims(store) => {
+            Dedupe::Store(StoreKind::Claims, store) => {
                 let claim = store_method(store, "claim")?;
                 let ttl = JsValue::from_f64(dedupe::DEFAULT_CLAIM_TTL);
                 let won = claim.call2(store, &event_id.into(), &ttl)?;
@@ -991,22 +1008,18 @@ impl VerifierState {
                         }
                         Ok(JsValue::UNDEFINED)
                     }));
-                    return Err(invalid_options(
-                        "verifySync needs a dedupe store whose claim() is synchronous",
-                    ));
+                    return Err(interop::webhook_error(dedupe::SYNC_STORE_NEEDED));
                 }
                 Ok(Some(Claim::from_store_answer(
                     won.as_string().as_deref(),
                     won.is_truthy(),
                 )))
             }
-            Dedupe::CheckThenAdd(store) => {
+            Dedupe::Store(StoreKind::CheckThenAdd, store) => {
                 let has = store_method(store, "has")?;
                 let seen = has.call1(store, &event_id.into())?;
                 if is_thenable(&seen) {
-                    return Err(invalid_options(
-                        "verifySync needs a dedupe store whose has() is synchronous",
-                    ));
+                    return Err(interop::webhook_error(dedupe::SYNC_STORE_NEEDED));
                 }
                 Ok(Some(Claim::from_has(seen.is_truthy())))
             }

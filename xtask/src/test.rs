@@ -291,6 +291,11 @@ fn js_suites(t: &mut Tally) {
             node("tests/js/run-node-hostcrypto.mjs"),
             180,
         ),
+        (
+            "wasm boundary: 21 000 hostile JS values at one instance (node)",
+            node("tests/js/boundary.mjs"),
+            180,
+        ),
         ("no any in .d.ts", node("tests/types/no-any.mjs"), 120),
         ("package entries (node)", node("tests/js/entries.mjs"), 120),
         ("README examples", node("tests/js/readme-examples.mjs"), 300),

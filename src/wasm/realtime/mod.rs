@@ -22,7 +22,7 @@ mod session;
 
 use std::rc::Rc;
 
-use js_sys::{Array, Float32Array, Int16Array, Promise, Reflect};
+use js_sys::{Array, Float32Array, Int16Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -69,12 +69,18 @@ impl RealtimeTranscriber {
                 "options must be an object with url and/or getUrl",
             ));
         }
-        let get_url_value = interop::option(&options, "getUrl");
+        // A getter or a Proxy of the caller's that throws is caught where it is read (here, and in the copy of the
+        // data options).
+        let read = |name: &str| {
+            interop::try_option(&options, name)
+                .map_err(|()| invalid_options(name, "reading it threw (a getter or a Proxy)"))
+        };
+        let get_url_value = read("getUrl")?;
         let get_url = interop::function_option(&get_url_value);
         if !get_url_value.is_undefined() && get_url.is_none() {
             return Err(invalid_options("getUrl", "must be a function"));
         }
-        let mut socket_ctor = interop::option(&options, "WebSocket");
+        let mut socket_ctor = read("WebSocket")?;
         if socket_ctor.is_undefined() {
             socket_ctor = host::global("WebSocket");
         }
@@ -125,10 +131,17 @@ impl RealtimeTranscriber {
         >,
     ) -> Promise {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let stream = interop::option(&options, "stream");
+        let read = |name: &str| {
+            interop::try_option(&options, name)
+                .map_err(|()| invalid_options(name, "reading it threw (a getter or a Proxy)"))
+        };
+        let (stream, microphone) = match (read("stream"), read("microphone")) {
+            (Ok(stream), Ok(microphone)) => (stream, microphone),
+            (Err(e), _) | (_, Err(e)) => return Promise::reject(&e),
+        };
         let source = if stream.is_object() {
             CaptureSource::Stream
-        } else if interop::option(&options, "microphone").as_bool() == Some(false) {
+        } else if microphone.as_bool() == Some(false) {
             CaptureSource::None
         } else {
             CaptureSource::Microphone
@@ -145,37 +158,33 @@ impl RealtimeTranscriber {
     pub fn send_audio(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Float32Array | Int16Array")] samples: JsValue,
-        #[wasm_bindgen(js_name = sampleRate)] sample_rate: f64,
+        #[wasm_bindgen(js_name = sampleRate, unchecked_param_type = "number")] sample_rate: JsValue,
     ) -> Result<(), JsValue> {
         let unsupported = |detail: &str| {
             host::realtime_error(&RealtimeError::UnsupportedAudioFormat {
                 detail: detail.into(),
             })
         };
+        let sample_rate = sample_rate.as_f64().unwrap_or(f64::NAN);
         if !(sample_rate.is_finite() && sample_rate.fract() == 0.0 && sample_rate > 0.0) {
             return Err(unsupported("the sample rate must be a positive integer"));
         }
         let rate = sample_rate.min(f64::from(u32::MAX)) as u32;
-        let tag = Reflect::get(&samples, &js_sys::Symbol::to_string_tag())
-            .ok()
-            .and_then(|t| t.as_string())
-            .unwrap_or_default();
-        let pushed = match tag.as_str() {
-            "Float32Array" => {
-                let v = samples.unchecked_ref::<Float32Array>().to_vec();
-                self.host
-                    .input(|s| s.push_f32(&v, rate, AudioOrigin::Caller))
-            }
-            "Int16Array" => {
-                let v = samples.unchecked_ref::<Int16Array>().to_vec();
-                self.host
-                    .input(|s| s.push_i16(&v, rate, AudioOrigin::Caller))
-            }
-            _ => {
-                return Err(unsupported(
-                    "samples must be a Float32Array or an Int16Array (mono)",
-                ))
-            }
+        // A new view over the caller's samples, made by `interop.js` from the array's own internal slots: an object
+        // that only claims to be a typed array (or shadows its `length`) is refused, never believed.
+        let view = interop::samples_of(&samples);
+        let pushed = if let Some(v) = view.dyn_ref::<Float32Array>() {
+            let v = v.to_vec();
+            self.host
+                .input(|s| s.push_f32(&v, rate, AudioOrigin::Caller))
+        } else if let Some(v) = view.dyn_ref::<Int16Array>() {
+            let v = v.to_vec();
+            self.host
+                .input(|s| s.push_i16(&v, rate, AudioOrigin::Caller))
+        } else {
+            return Err(unsupported(
+                "samples must be a Float32Array or an Int16Array (mono)",
+            ));
         };
         pushed
             .unwrap_or(Ok(()))
