@@ -1,4 +1,6 @@
-//! `cargo xtask fuzz`: bounded cargo-fuzz runs on stable Rust (RUSTC_BOOTSTRAP=1 unlocks the -Z flags).
+//! `cargo xtask fuzz`: bounded cargo-fuzz runs on stable Rust (RUSTC_BOOTSTRAP=1 unlocks the -Z flags), then the
+//! wasm boundary's target: the built package in Node driven with random hostile JS values
+//! (`tests/js/fuzz-boundary.mjs`).
 
 use crate::util::{self, root, step};
 use std::process::Command;
@@ -7,7 +9,11 @@ use std::time::Duration;
 /// The targets of fuzz/Cargo.toml; each has seeds in fuzz/seeds/<target>/ (the working corpus is fuzz/corpus/).
 const TARGETS: &[&str] = &["parse_compact", "keyset_from_json", "verify"];
 
-/// Installs cargo-fuzz into .tools if needed, then fuzzes each target for `secs` seconds.
+/// The Node target of the wasm boundary: hostile JS values at every entry of the built package.
+const BOUNDARY_TARGET: &str = "tests/js/fuzz-boundary.mjs";
+
+/// Installs cargo-fuzz into .tools if needed, then fuzzes each target for `secs` seconds; then builds the package
+/// and fuzzes its boundary from Node for `secs` seconds.
 pub fn fuzz(secs: u64) -> Result<bool, String> {
     let r = root();
     let cargo_fuzz = r.join(".tools/bin/cargo-fuzz");
@@ -42,6 +48,24 @@ pub fn fuzz(secs: u64) -> Result<bool, String> {
             println!("fuzz {target}: {e}");
             all_ok = false;
         }
+    }
+    step(&format!(
+        "fuzz the wasm boundary from Node for {secs} s ({BOUNDARY_TARGET})"
+    ));
+    let boundary = crate::install::install()
+        .and_then(|()| crate::build::build())
+        .and_then(|()| {
+            util::run(
+                Command::new("node")
+                    .arg(BOUNDARY_TARGET)
+                    .arg(secs.to_string())
+                    .current_dir(&r),
+                Duration::from_secs(secs + 120),
+            )
+        });
+    if let Err(e) = boundary {
+        println!("fuzz boundary: {e}");
+        all_ok = false;
     }
     println!(
         "fuzz: {}",

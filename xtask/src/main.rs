@@ -14,7 +14,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   types           regenerate src/wasm/generated/*.d.ts from the Rust types (a native test fails while stale)
   test            every suite; the last line is `N passed, N failed`
   bench [--write] verify speed vs jose, .wasm sizes, cold starts (--write updates BENCHMARKS.md)
-  fuzz [secs]     bounded cargo-fuzz run of each target (default 30 s each)
+  fuzz [secs]     bounded cargo-fuzz run of each target, then the wasm boundary from Node (default 30 s each)
   demo            build, start the emulator and the demo app on 127.0.0.1, print the address
   emulator [args] run the local emulator (docauto-emulator --help for its flags)";
 
