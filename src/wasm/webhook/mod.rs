@@ -1,60 +1,46 @@
 //! `WebhookVerifier` for JS: decode the inputs, run the core's checks with the signature answered by the runtime's
 //! host crypto (`node:crypto`, WebCrypto or p256 in wasm: see [`super::host_crypto`]), encode the event.
+//!
+//! Files by role, named as the core's (`crate::webhook`): `body_limit.rs` (bodies handed as data, and request and
+//! key-set streams read under their cap and deadline), `key_fetch.rs` (the key-set fetch the core's `KeySearch`
+//! asks for), `dedupe.rs` (the stores), `claims.rs` (the event envelope, parsed by `JSON.parse`).
+
+mod body_limit;
+mod claims;
+mod dedupe;
+mod key_fetch;
 
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect};
+use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::future_to_promise;
 
+use self::body_limit::{bounded_body, read_capped, Body};
+use self::claims::envelope;
+use self::dedupe::{event_id_of, set_claim, store_method, Dedupe};
 use super::host_crypto::{Call, HostCrypto};
 use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike};
 use crate::json::Json;
-use crate::webhook::body_limit;
-use crate::webhook::body_limit::{Held, Plan};
-use crate::webhook::claims::EnvelopeIds;
-use crate::webhook::dedupe::{self, Claim, MemoryDedupe, StoreKind};
+use crate::webhook::body_limit::check_declared;
+use crate::webhook::claims::{precheck, sha256, Prechecked};
+use crate::webhook::dedupe::{store_kind, MemoryDedupe, StoreKind, DEFAULT_TTL};
 use crate::webhook::jwk::PublicKey;
 use crate::webhook::jws::CompactJws;
 use crate::webhook::key_cache::{KeyCache, Lookup};
-use crate::webhook::key_fetch::{FetchGate, FlightId, KeySearch, KeyStep};
+use crate::webhook::key_fetch::{FetchGate, FlightId};
 use crate::webhook::options::{self, VerifierOptions};
-use crate::webhook::{
-    claims, jws, ErrorCode, EventIds, TimeWindow, JWKS_UNAVAILABLE, SIGNATURE_HEADER, UNKNOWN_KEY,
-};
+use crate::webhook::{jws, ErrorCode, EventIds, TimeWindow, SIGNATURE_HEADER, UNKNOWN_KEY};
 
 enum Clock {
     System,
     Fixed(f64),
     Function(Function),
-}
-
-/// Where claimed and processed event ids are kept.
-enum Dedupe {
-    Off,
-    /// The core's in-memory store (`dedupe: true`).
-    Memory(RefCell<MemoryDedupe>),
-    /// A store handed over by the caller, used as its methods say ([`dedupe::store_kind`]).
-    Store(StoreKind, JsValue),
-}
-
-/// A method of a dedupe store (checked present when the verifier was created).
-fn store_method(store: &JsValue, name: &'static str) -> Result<Function, JsValue> {
-    interop::function_option(&interop::option(store, name))
-        .ok_or_else(|| invalid_options("the dedupe store lost one of its methods"))
-}
-
-/// The `eventId` of an event, or the id itself.
-fn event_id_of(event_or_id: &JsValue, detail: &'static str) -> Result<String, JsValue> {
-    event_or_id
-        .as_string()
-        .or_else(|| interop::option(event_or_id, "eventId").as_string())
-        .ok_or_else(|| interop::webhook_failure(ErrorCode::InvalidInput, detail))
 }
 
 struct VerifierState {
@@ -160,7 +146,7 @@ impl WebhookVerifier {
         } else {
             let has =
                 |name: &str| interop::function_option(&interop::option(&dedupe, name)).is_some();
-            let kind = dedupe::store_kind(has).map_err(interop::webhook_error)?;
+            let kind = store_kind(has).map_err(interop::webhook_error)?;
             Dedupe::Store(kind, dedupe)
         };
 
@@ -266,8 +252,7 @@ impl WebhookVerifier {
             // The token's shape and the declared length are checked before any body byte is read.
             jws::parse_compact(&header).map_err(interop::webhook_error)?;
             let declared = platform::header(&message, "content-length").ok().flatten();
-            body_limit::check_declared(declared.as_deref(), inner.max_body)
-                .map_err(interop::webhook_error)?;
+            check_declared(declared.as_deref(), inner.max_body).map_err(interop::webhook_error)?;
             // A stalled stream ends at the read deadline (`bodyTimeoutMs`), cancelled.
             let deadline = platform::Deadline::start(inner.body_timeout_ms);
             let bytes = read_capped(&message, inner.max_body, &deadline)
@@ -363,7 +348,7 @@ impl WebhookVerifier {
                 }
                 Dedupe::Store(_, store) => {
                     let add = store_method(store, "add")?;
-                    let ttl = JsValue::from_f64(dedupe::DEFAULT_TTL);
+                    let ttl = JsValue::from_f64(DEFAULT_TTL);
                     interop::settle(add.call2(store, &id.into(), &ttl)?).await?;
                 }
             }
@@ -416,230 +401,6 @@ fn clock_now(clock: &Clock) -> Result<f64, JsValue> {
     }
 }
 
-/// A body to verify: copied into wasm memory, or kept in JS where the host hashes it (`node:crypto`), so a large
-/// body never grows wasm memory.
-enum Body {
-    Copied(RawBody),
-    /// A string, the caller's own ArrayBuffer view, or a `Uint8Array` over the ArrayBuffer handed over.
-    Kept(JsValue),
-}
-
-/// A body handed as data, measured (a string by its length, bytes by their buffer's own length, never by what the
-/// value claims) and refused, kept or copied as [`body_limit::plan`] decides.
-fn bounded_body(value: &JsValue, max: u64, keep: bool) -> Result<Body, JsValue> {
-    if let Some(text) = value.dyn_ref::<js_sys::JsString>() {
-        let held = Held::Text {
-            units: u64::from(text.length()),
-        };
-        return match body_limit::plan(held, max, keep).map_err(interop::webhook_error)? {
-            Plan::Keep => Ok(Body::Kept(value.clone())),
-            Plan::Copy => {
-                let body = interop::raw_body(value)?;
-                body_limit::check_len(body.bytes.len() as u64, max)
-                    .map_err(interop::webhook_error)?;
-                Ok(Body::Copied(body))
-            }
-        };
-    }
-    let view = interop::body_bytes(value).ok_or_else(interop::not_a_body)?;
-    let held = Held::Bytes {
-        len: interop::byte_count(&view),
-    };
-    Ok(
-        match body_limit::plan(held, max, keep).map_err(interop::webhook_error)? {
-            // The caller's own view where it is one (the host reads views by their internal slots, never their
-            // properties), else the view made over its ArrayBuffer: hashed in place, never copied.
-            Plan::Keep if js_sys::ArrayBuffer::is_view(value) => Body::Kept(value.clone()),
-            Plan::Keep => Body::Kept(view.into()),
-            Plan::Copy => Body::Copied(RawBody {
-                bytes: view.to_vec(),
-                text: None,
-            }),
-        },
-    )
-}
-
-const MALFORMED_BODY: crate::webhook::WebhookError = crate::webhook::WebhookError::new(
-    ErrorCode::MalformedBody,
-    "body is not a JSON event envelope",
-);
-
-/// The event of a body, parsed by `JSON.parse`, and its envelope fields for the core to judge.
-fn envelope(body: &Body) -> crate::webhook::Result<(JsValue, EnvelopeIds)> {
-    match body {
-        Body::Kept(value) => kept_envelope(value),
-        Body::Copied(raw) => parsed_envelope(interop::body_text(raw)),
-    }
-}
-
-/// The part of a `verify` done while WebCrypto checks the signature ([`VerifierState::early`]).
-struct Early {
-    window: TimeWindow,
-    prechecked: crate::webhook::Result<claims::Prechecked>,
-    /// The body's SHA-256, when the claims passed and the body is in wasm memory.
-    digest: Option<[u8; 32]>,
-}
-
-/// The event of a body kept in JS, parsed by `JSON.parse`, and its envelope fields for the core to judge.
-fn kept_envelope(value: &JsValue) -> crate::webhook::Result<(JsValue, EnvelopeIds)> {
-    let text = if value.is_string() {
-        Some(value.clone())
-    } else {
-        platform::utf8_text(value)
-    };
-    parsed_envelope(text)
-}
-
-/// The event parsed from the body's text by `JSON.parse` (it is what the caller gets, so it is parsed once), and
-/// its envelope fields for the core to judge. `None` (the bytes are not UTF-8) is `malformed_body`.
-fn parsed_envelope(text: Option<JsValue>) -> crate::webhook::Result<(JsValue, EnvelopeIds)> {
-    let event = text
-        .and_then(|t| platform::json_parse(&t).ok())
-        .ok_or(MALFORMED_BODY)?;
-    let ids = ENVELOPE_KEYS.with(|keys| {
-        let get = |key: &JsValue| Reflect::get(&event, key).unwrap_or(JsValue::UNDEFINED);
-        let data = get(&keys.data);
-        EnvelopeIds::from_fields(
-            get(&keys.event_id).as_string(),
-            get(&keys.kind).as_string(),
-            get(&keys.processing_id).as_string(),
-            get(&keys.occurred_at).is_string(),
-            data.is_object() && !js_sys::Array::is_array(&data),
-        )
-    })?;
-    Ok((event, ids))
-}
-
-/// The envelope's field names (and the two the verifier sets) as JS strings, made once: a `&str` key is decoded into a new JS string on every
-/// call (measured in Chromium: about 2 % of a `verify`).
-struct EnvelopeKeys {
-    event_id: JsValue,
-    kind: JsValue,
-    processing_id: JsValue,
-    occurred_at: JsValue,
-    data: JsValue,
-    duplicate: JsValue,
-    in_progress: JsValue,
-}
-
-thread_local! {
-    static ENVELOPE_KEYS: EnvelopeKeys = EnvelopeKeys {
-        event_id: JsValue::from_str("eventId"),
-        kind: JsValue::from_str("type"),
-        processing_id: JsValue::from_str("processingId"),
-        occurred_at: JsValue::from_str("occurredAt"),
-        data: JsValue::from_str("data"),
-        duplicate: JsValue::from_str("duplicate"),
-        in_progress: JsValue::from_str("inProgress"),
-    };
-}
-
-/// Why a streamed read ended early.
-enum ReadError {
-    TooLarge,
-    Unreadable,
-    TimedOut,
-}
-
-impl ReadError {
-    fn error(self) -> crate::webhook::WebhookError {
-        match self {
-            Self::TooLarge => body_limit::TOO_LARGE,
-            Self::Unreadable => body_limit::UNREADABLE,
-            Self::TimedOut => body_limit::BODY_TIMEOUT,
-        }
-    }
-}
-
-/// Awaits what the caller's object answered (a promise, a thenable, anything) through a promise of this module,
-/// until the deadline.
-async fn answer(value: &JsValue, deadline: &platform::Deadline) -> Result<JsValue, ReadError> {
-    let settled = deadline.race(&interop::own_promise(value));
-    JsFuture::from(settled).await.map_err(|_| {
-        if deadline.expired() {
-            ReadError::TimedOut
-        } else {
-            ReadError::Unreadable
-        }
-    })
-}
-
-/// Reads a Request's or Response's body stream up to `max` bytes before `deadline`; past either the stream is
-/// cancelled and the read refused. Without a `body` stream (a minimal Request-like object) it falls back to
-/// `arrayBuffer()`. Every value the caller's objects answer is read through a `catch` binding or `interop.js`.
-async fn read_capped(
-    message: &MessageLike,
-    max: u64,
-    deadline: &platform::Deadline,
-) -> Result<Vec<u8>, ReadError> {
-    let stream = interop::try_option(message, "body").map_err(|()| ReadError::Unreadable)?;
-    if stream.is_null() {
-        return Ok(Vec::new());
-    }
-    let get_reader = interop::try_option(&stream, "getReader")
-        .ok()
-        .and_then(|f| interop::function_option(&f));
-    let Some(get_reader) = get_reader else {
-        let buffer = message.array_buffer().map_err(|_| ReadError::Unreadable)?;
-        let buffer = answer(&buffer, deadline).await?;
-        let view = interop::body_bytes(&buffer).ok_or(ReadError::Unreadable)?;
-        body_limit::check_len(interop::byte_count(&view), max).map_err(|_| ReadError::TooLarge)?;
-        return Ok(view.to_vec());
-    };
-    let reader = get_reader
-        .call0(&stream)
-        .map_err(|_| ReadError::Unreadable)?;
-    let read = read_chunks(&reader, max, deadline).await;
-    if read.is_err() {
-        cancel(&reader);
-    }
-    read
-}
-
-/// The chunks of a stream's reader, up to `max` bytes before `deadline` (also checked by the clock between chunks:
-/// a reader whose promises are already settled never lets a timer run).
-async fn read_chunks(
-    reader: &JsValue,
-    max: u64,
-    deadline: &platform::Deadline,
-) -> Result<Vec<u8>, ReadError> {
-    let read = interop::try_option(reader, "read")
-        .ok()
-        .and_then(|f| interop::function_option(&f))
-        .ok_or(ReadError::Unreadable)?;
-    let mut bytes = Vec::new();
-    loop {
-        if deadline.expired() {
-            return Err(ReadError::TimedOut);
-        }
-        let chunk = read.call0(reader).map_err(|_| ReadError::Unreadable)?;
-        let chunk = answer(&chunk, deadline).await?;
-        let field =
-            |name: &str| interop::try_option(&chunk, name).map_err(|()| ReadError::Unreadable);
-        if field("done")?.as_bool() == Some(true) {
-            return Ok(bytes);
-        }
-        // Bytes of any realm (edge-runtime's chunks come from another one), measured by their buffer, not a claim.
-        let view = interop::body_bytes(&field("value")?).ok_or(ReadError::Unreadable)?;
-        let total = (bytes.len() as u64).saturating_add(interop::byte_count(&view));
-        body_limit::check_read(total, max).map_err(|_| ReadError::TooLarge)?;
-        bytes.extend_from_slice(&view.to_vec());
-    }
-}
-
-/// Cancels the rest of a stream; whatever `cancel()` answers (a rejection included) is awaited and dropped.
-fn cancel(reader: &JsValue) {
-    let cancel = interop::try_option(reader, "cancel")
-        .ok()
-        .and_then(|f| interop::function_option(&f));
-    if let Some(Ok(answer)) = cancel.map(|f| f.call0(reader)) {
-        drop(promise(async move {
-            let _ = interop::settle(answer).await;
-            Ok(JsValue::UNDEFINED)
-        }));
-    }
-}
-
 impl VerifierState {
     fn window(&self) -> Result<TimeWindow, JsValue> {
         let now = clock_now(&self.clock)?;
@@ -689,10 +450,10 @@ impl VerifierState {
     }
 
     /// What a `verify` does while WebCrypto checks the signature: the clock read, the claims checked against it
-    /// ([`claims::precheck`]), and the body hashed when they passed and it is in wasm memory.
+    /// ([`precheck`]), and the body hashed when they passed and it is in wasm memory.
     fn early(&self, token: &CompactJws<'_>, body: &Body) -> Result<Early, JsValue> {
         let window = self.window()?;
-        let prechecked = claims::precheck(token.payload(), window);
+        let prechecked = precheck(token.payload(), window);
         let digest = match (&prechecked, body) {
             (Ok(_), Body::Copied(raw)) => Some(self.digest_copied(raw)),
             _ => None,
@@ -734,7 +495,7 @@ impl VerifierState {
         body: &Body,
         window: TimeWindow,
     ) -> Result<(EventIds, JsValue), JsValue> {
-        let prechecked = claims::precheck(token.payload(), window);
+        let prechecked = precheck(token.payload(), window);
         self.checked(key, token, answer, body, prechecked, None)
     }
 
@@ -747,7 +508,7 @@ impl VerifierState {
         token: &CompactJws<'_>,
         answer: Option<bool>,
         body: &Body,
-        prechecked: crate::webhook::Result<claims::Prechecked>,
+        prechecked: crate::webhook::Result<Prechecked>,
         digest: Option<[u8; 32]>,
     ) -> Result<(EventIds, JsValue), JsValue> {
         let mut event = JsValue::UNDEFINED;
@@ -773,7 +534,7 @@ impl VerifierState {
         match body {
             Body::Kept(value) => self.hosts.digest_kept(value).unwrap_or_else(|| {
                 let bytes = interop::raw_body(value).map(|b| b.bytes);
-                claims::sha256(&bytes.unwrap_or_default())
+                sha256(&bytes.unwrap_or_default())
             }),
             Body::Copied(raw) => self.digest_copied(raw),
         }
@@ -782,7 +543,7 @@ impl VerifierState {
     fn digest_copied(&self, raw: &RawBody) -> [u8; 32] {
         self.hosts
             .digest_copied(&raw.bytes)
-            .unwrap_or_else(|| claims::sha256(&raw.bytes))
+            .unwrap_or_else(|| sha256(&raw.bytes))
     }
 
     /// The event handed to the caller, its claim taken (synchronously: the in-memory store, or a store whose
@@ -810,237 +571,12 @@ impl VerifierState {
         }
         Ok(event)
     }
-
-    /// Finds the key for `kid`: drives the core's [`KeySearch`] (join the fetch in flight, or fetch in this call).
-    async fn key_for(self: &Rc<Self>, kid: &str) -> Result<PublicKey, JsValue> {
-        let mut search = KeySearch::new();
-        let key = loop {
-            let now = self.window()?.now;
-            let step = match search.next(
-                &self.cache.borrow(),
-                &mut self.gate.borrow_mut(),
-                kid,
-                now,
-                js_sys::Date::now(),
-                self.timeout_ms,
-            ) {
-                KeyStep::Use(key) => Ok(key.clone()),
-                KeyStep::Fail(e) => return Err(interop::webhook_error(e)),
-                KeyStep::Fetch(flight) => Err(Ok(flight)),
-                KeyStep::Wait { until_ms } => Err(Err(until_ms)),
-            };
-            match step {
-                Ok(key) => break key,
-                // A failed fetch still leaves stale keys usable: the next step decides.
-                Err(Ok(flight)) => {
-                    let _ = self.fetch_flight(flight).await;
-                    search.on_fetched();
-                }
-                Err(Err(until_ms)) => {
-                    search.on_waited(self.wait_for_flight(until_ms).await.is_some());
-                }
-            }
-        };
-        Ok(key)
-    }
-
-    /// A forced refresh: fetches the key set now, or joins the fetch in flight.
-    async fn refresh(self: &Rc<Self>) -> Result<(), JsValue> {
-        let mut search = KeySearch::refresh();
-        while !search.fetched() {
-            let now = self.window()?.now;
-            let step = match search.next(
-                &self.cache.borrow(),
-                &mut self.gate.borrow_mut(),
-                "",
-                now,
-                js_sys::Date::now(),
-                self.timeout_ms,
-            ) {
-                KeyStep::Fetch(flight) => Ok(flight),
-                KeyStep::Wait { until_ms } => Err(until_ms),
-                KeyStep::Use(_) | KeyStep::Fail(_) => return Ok(()),
-            };
-            match step {
-                Ok(flight) => {
-                    let result = self.fetch_flight(flight).await;
-                    search.on_fetched();
-                    result?;
-                }
-                Err(until_ms) => {
-                    let report = self.wait_for_flight(until_ms).await;
-                    search.on_waited(report.is_some());
-                    // A joined fetch that failed fails this refresh too, as the caller's own fetch would.
-                    if report == Some(false) {
-                        return Err(interop::webhook_error(JWKS_UNAVAILABLE));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Runs the fetch this call owns, then reports it: the flight ends and its promise resolves (to whether the fetch
-    /// succeeded), which wakes every waiter (each looks at the cache again, in its own request).
-    async fn fetch_flight(&self, flight: FlightId) -> Result<(), JsValue> {
-        // The flight's promise is created and resolved by this call only: waiters race it against their own timer.
-        // (A waiter's own promise resolved from here would not do: workerd, before its cross-request promise
-        // handling, drops such a resolution and fails the waiting request with "Promise will never complete".)
-        let mut report = None;
-        let reported = Promise::new(&mut |resolve, _reject| report = Some(resolve));
-        *self.flight.borrow_mut() = Some((flight, reported));
-        let result = self.fetch_keys().await;
-        self.gate.borrow_mut().finish(flight);
-        let mut current = self.flight.borrow_mut();
-        if current.as_ref().is_some_and(|(id, _)| *id == flight) {
-            *current = None;
-        }
-        drop(current);
-        if let Some(report) = report {
-            let _ = report.call1(&JsValue::UNDEFINED, &JsValue::from_bool(result.is_ok()));
-        }
-        result
-    }
-
-    /// Waits for the fetch in flight to report, at most until `until_ms`, on this call's own timer: `Some(ok)` with
-    /// the fetch's outcome, `None` when the wait ran out (a fetch whose request ended never reports: workerd cancels
-    /// its I/O).
-    async fn wait_for_flight(&self, until_ms: f64) -> Option<bool> {
-        let timer = platform::Sleep::start((until_ms - js_sys::Date::now()).max(0.0));
-        let reported = self.flight.borrow().as_ref().map(|(_, p)| p.clone());
-        let wait = match reported {
-            Some(reported) => Promise::race(&js_sys::Array::of2(&reported, timer.promise())),
-            None => timer.promise().clone(),
-        };
-        JsFuture::from(wait).await.ok().and_then(|v| v.as_bool())
-    }
-
-    async fn fetch_keys(&self) -> Result<(), JsValue> {
-        let unavailable = || interop::webhook_error(JWKS_UNAVAILABLE);
-        let url = self.jwks_url.clone().ok_or_else(unavailable)?;
-        // The clock first: a `now` function of the caller's may call this verifier again.
-        let started = self.window()?.now;
-        self.cache.borrow_mut().on_fetch_started(started);
-        let deadline = platform::Deadline::start(self.timeout_ms);
-        let headers = platform::object(&[("accept", "application/json".into())]);
-        let init = platform::object(&[
-            ("method", "GET".into()),
-            ("headers", headers),
-            ("redirect", "manual".into()),
-            ("signal", deadline.signal()),
-        ]);
-        let response: MessageLike = match platform::fetch(self.fetch.as_ref(), &url, &init) {
-            Ok(p) => JsFuture::from(deadline.race(&p))
-                .await
-                .map_err(|_| unavailable())?
-                .unchecked_into(),
-            Err(_) => return Err(unavailable()),
-        };
-        let status = response
-            .status()
-            .ok()
-            .and_then(|s| s.as_f64())
-            .unwrap_or(0.0);
-        let cache_control = platform::header(&response, "cache-control").ok().flatten();
-        let bytes = read_capped(&response, body_limit::MAX_JWKS_BYTES, &deadline)
-            .await
-            .map_err(|_| unavailable())?;
-        drop(deadline);
-        let now = self.window()?.now;
-        let status = if (0.0..=999.0).contains(&status) {
-            status as u16
-        } else {
-            0
-        };
-        self.cache
-            .borrow_mut()
-            .on_response(now, status, cache_control.as_deref(), &bytes)
-            .map_err(interop::webhook_error)?;
-        self.hosts.clear();
-        Ok(())
-    }
-
-    /// Whether this delivery is a duplicate (`None` without dedupe). With a claiming store (the in-memory one or a
-    /// `claim()` store) it claims the id: the first caller wins, every later one is a duplicate until the claim is
-    /// released or lapses.
-    async fn is_duplicate(&self, event_id: &str, now: f64) -> Result<Option<Claim>, JsValue> {
-        match &self.dedupe {
-            Dedupe::Store(StoreKind::Claims, store) => {
-                let claim = store_method(store, "claim")?;
-                let ttl = JsValue::from_f64(dedupe::DEFAULT_CLAIM_TTL);
-                let won = interop::settle(claim.call2(store, &event_id.into(), &ttl)?).await?;
-                Ok(Some(Claim::from_store_answer(
-                    won.as_string().as_deref(),
-                    won.is_truthy(),
-                )))
-            }
-            Dedupe::Store(StoreKind::CheckThenAdd, store) => {
-                let has = store_method(store, "has")?;
-                let seen = interop::settle(has.call1(store, &event_id.into())?).await?;
-                Ok(Some(Claim::from_has(seen.is_truthy())))
-            }
-            _ => self.is_duplicate_sync(event_id, now),
-        }
-    }
-
-    fn is_duplicate_sync(&self, event_id: &str, now: f64) -> Result<Option<Claim>, JsValue> {
-        match &self.dedupe {
-            Dedupe::Off => Ok(None),
-            Dedupe::Memory(store) => Ok(Some(store.borrow_mut().claim(event_id, now))),
-            Dedupe::Store(StoreKind::Claims, store) => {
-                let claim = store_method(store, "claim")?;
-                let ttl = JsValue::from_f64(dedupe::DEFAULT_CLAIM_TTL);
-                let won = claim.call2(store, &event_id.into(), &ttl)?;
-                if is_thenable(&won) {
-                    // Too late to wait: give a claim this call may have won back, so the event is not blocked.
-                    let (store, id) = (store.clone(), event_id.to_owned());
-                    drop(promise(async move {
-                        let answer = interop::settle(won).await.ok();
-                        let answer = answer.map(|w| {
-                            Claim::from_store_answer(w.as_string().as_deref(), w.is_truthy())
-                        });
-                        if answer == Some(Claim::Won) {
-                            if let Ok(release) = store_method(&store, "release") {
-                                if let Ok(p) = release.call1(&store, &id.into()) {
-                                    let _ = interop::settle(p).await;
-                                }
-                            }
-                        }
-                        Ok(JsValue::UNDEFINED)
-                    }));
-                    return Err(interop::webhook_error(dedupe::SYNC_STORE_NEEDED));
-                }
-                Ok(Some(Claim::from_store_answer(
-                    won.as_string().as_deref(),
-                    won.is_truthy(),
-                )))
-            }
-            Dedupe::Store(StoreKind::CheckThenAdd, store) => {
-                let has = store_method(store, "has")?;
-                let seen = has.call1(store, &event_id.into())?;
-                if is_thenable(&seen) {
-                    return Err(interop::webhook_error(dedupe::SYNC_STORE_NEEDED));
-                }
-                Ok(Some(Claim::from_has(seen.is_truthy())))
-            }
-        }
-    }
 }
 
-/// Sets `duplicate` (not the delivery that won the claim) and `inProgress` (a duplicate whose first delivery is
-/// still being handled) on a verified event.
-fn set_claim(event: &JsValue, claim: Claim) {
-    ENVELOPE_KEYS.with(|keys| {
-        let _ = Reflect::set(event, &keys.duplicate, &claim.is_duplicate().into());
-        let _ = Reflect::set(
-            event,
-            &keys.in_progress,
-            &(claim == Claim::InProgress).into(),
-        );
-    });
-}
-
-fn is_thenable(value: &JsValue) -> bool {
-    value.has_type::<Promise>()
-        || interop::function_option(&interop::option(value, "then")).is_some()
+/// The part of a `verify` done while WebCrypto checks the signature ([`VerifierState::early`]).
+struct Early {
+    window: TimeWindow,
+    prechecked: crate::webhook::Result<Prechecked>,
+    /// The body's SHA-256, when the claims passed and the body is in wasm memory.
+    digest: Option<[u8; 32]>,
 }
