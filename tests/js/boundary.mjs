@@ -476,6 +476,21 @@ await checks.run("RealtimeTranscriber: hostile options, audio, rates and socket 
   await timed(5000, t.stop(), "stop");
   const idle = new RealtimeTranscriber({ url: "wss://rt.example/s", WebSocket: FakeSocket });
   await rejects("start(Proxy)", () => idle.start(trapAll()), ["invalid_options"]);
+  // getUrl answering what no URL is (it throws, a thenable whose then throws, a Promise with its own throwing
+  // then or constructor, a Proxy): start() rejects with the session's code, and the transcriber stops cleanly.
+  const url = "wss://rt.example/s?ticket=t";
+  for (const [what, getUrl] of [
+    ["throws", hostile],
+    ["a thenable whose then throws", thenThrows],
+    ["a Promise with a throwing then", () => promiseThenThrows(url)],
+    ["a Promise with a throwing constructor", () => promiseCtorThrows(url)],
+    ["a Proxy", trapAll],
+  ]) {
+    const t2 = new RealtimeTranscriber({ getUrl, WebSocket: FakeSocket, reconnectAttempts: 1, reconnectDelayMs: 1 });
+    const e = await timed(5000, t2.start({ microphone: false }).then(() => undefined, (err) => err), `start, getUrl ${what}`);
+    assert(e instanceof Error && typeof e.code === "string", `getUrl ${what}: start settled with ${e}`);
+    await timed(5000, t2.stop(), `stop, getUrl ${what}`);
+  }
 });
 
 await checks.run("RealtimeTranscriber: transcript times are read as JSON.parse reads them; 1e400 is an invalid_message error event", async () => {

@@ -36,8 +36,17 @@ function stopTracks(stream) {
 export function openCapture(constraints, stream, workletSource, onBlock, onEnded, done) {
   open(constraints, stream, workletSource, onBlock, onEnded).then(
     (capture) => done(capture, undefined),
-    (error) => done(undefined, error && typeof error.kind === "string" ? error : fail("graph", "unexpected error")),
+    (error) => done(undefined, isFailure(error) ? error : fail("graph", "unexpected error")),
   );
+}
+
+/** Whether `error` is one of ours (`{ kind, detail }`); a caller's stream may throw anything, a Proxy included. */
+function isFailure(error) {
+  try {
+    return error !== null && typeof error === "object" && typeof error.kind === "string";
+  } catch {
+    return false;
+  }
 }
 
 async function open(constraints, stream, workletSource, onBlock, onEnded) {
@@ -210,11 +219,16 @@ export async function closeCapture(capture) {
   }
 }
 
-/** Calls `getUrl()` and then `done(url)` with the string it gave (or resolved to), or `done(undefined)`. */
+/**
+ * Calls `getUrl()` and then `done(url)` with the string it gave (or resolved to), or `done(undefined)`. What it
+ * answers is awaited through a promise of this module: a thenable whose `then` throws (or a Promise with its own
+ * throwing `then`) rejects it, never throws here.
+ */
 export function fetchUrl(getUrl, done) {
   let value;
   try {
-    value = Promise.resolve(getUrl());
+    const answer = getUrl();
+    value = new Promise((resolve) => resolve(answer));
   } catch {
     value = Promise.resolve(undefined);
   }
