@@ -160,13 +160,15 @@ pub fn own_names(value: &JsValue) -> Result<Vec<String>, ()> {
         .collect())
 }
 
-/// A plain object holding the own enumerable members of `value` (`Object.assign({}, value)`): every getter runs
-/// once, here, and what is read from the copy afterwards runs no code of the caller's.
+/// An object without prototype holding the own enumerable members of `value` (`Object.assign(Object.create(null),
+/// value)`): every getter runs once, here, and what is read from the copy afterwards runs no code of the caller's
+/// (nor inherits anything: an own `__proto__` member is copied as a member, not made the copy's prototype).
 ///
 /// # Errors
 /// `Err(())` when copying throws (a getter, a `Proxy` trap, a revoked `Proxy`).
 pub fn plain_copy(value: &JsValue) -> Result<JsValue, ()> {
-    super::platform::object_assign(&js_sys::Object::new(), value).map_err(|_| ())
+    let target = js_sys::Object::create(JsValue::NULL.unchecked_ref::<js_sys::Object>());
+    super::platform::object_assign(&target, value).map_err(|_| ())
 }
 
 /// A function option, when present and callable.

@@ -382,6 +382,9 @@ await checks.run("TestSigner: hostile options, events and urls reject with their
   await rejects("generate(Proxy)", () => TestSigner.generate(trapAll()), ["invalid_options"]);
   await rejects("generate(throwing getter)", () => TestSigner.generate(getterThrows("kid")), ["invalid_options"]);
   await rejects("generate(privateJwk with a throwing toJSON)", () => TestSigner.generate({ privateJwk: { toJSON: hostile } }), ["invalid_options"]);
+  // An own `__proto__` member (JSON.parse makes one) is a member like any other, never the copy's prototype.
+  await rejects("generate({ __proto__: { kid } } from JSON.parse)", () => TestSigner.generate(JSON.parse('{"__proto__": {"kid": "x"}}')), ["invalid_options"]);
+  throws("new WebhookVerifier({ __proto__: {...} } from JSON.parse)", () => new WebhookVerifier({ jwks, ...JSON.parse('{"__proto__": {"jwksUrl": "https://elsewhere.example/jwks"}}') }), ["invalid_options"]);
   const signer = await TestSigner.generate({ now: NOW });
   const event = { type: "agent_run.completed", processingId: "agr_1" };
   for (let i = 0; i < 300; i++) {
@@ -538,6 +541,7 @@ const NEVER_THROWS = [
   [/^const ret = arg0\.(length|signal|push\(arg1\)|charCodeAt\(arg1 >>> 0\)|isPrototypeOf\(arg1\)|queueMicrotask);/, "this module's arrays, views, strings and AbortControllers; the global object"],
   [/^const ret = arg0\[arg1 >>> 0\];/, "this module's arrays"],
   [/^const ret = Object\.defineProperty\(arg0, arg1, arg2\);/, "objects of this module's making"],
+  [/^const ret = Object\.create\(arg0\);/, "Object.create(null): plain_copy's target"],
   [/^const ret = Array\.isArray\(arg0\);/, "JSON.parse's output (the verified event's data)"],
   [/^const ret = create(Webhook|Api|Realtime)Error\(/, "errors.js constructors"],
   [/^(openCapture|flushCapture|later|afterAll|fetchUrl)\(|^const ret = closeCapture\(/, "capture.js: catches inside"],
