@@ -78,9 +78,3 @@ export type WebhookErrorCode =
   | "keys_not_loaded"
   | "body_too_large"
   | "body_timeout";
-
-/**
- * Status of an agent run.
- * Open: the service may add values.
- */
-export type AgentRunStatus = "queued" | "processing" | "waiting" | "paused" | "completed" | "failed" | "cancelled" | "expired" | (string & {});
