@@ -25,10 +25,18 @@ pub fn bench(write: bool) -> Result<(), String> {
         .ok_or("bench printed no table")?;
     let size = size_bench(&r)?;
 
-    step("cargo build --release -p docauto-emulator (benchmarks run against a release emulator)");
+    step("cargo build --release -p docauto-emulator -p docauto-emulator-bench (benchmarks run against a release emulator)");
     util::run(
         Command::new("cargo")
-            .args(["build", "--release", "-p", "docauto-emulator", "--bins"])
+            .args([
+                "build",
+                "--release",
+                "-p",
+                "docauto-emulator",
+                "-p",
+                "docauto-emulator-bench",
+                "--bins",
+            ])
             .current_dir(&r),
         Duration::from_secs(20 * 60),
     )?;
@@ -59,7 +67,7 @@ pub fn bench(write: bool) -> Result<(), String> {
     }
 
     let more = format!(
-        "Client (`node tests/js/client/bench.mjs`, SDK vs raw `fetch` in one process: a GET and a POST with a 20 KB schema against the emulator, `runs.waitFor` over 3 polls against a scripted server):\n\n```text\n{}\n```\n\nRealtime (`node tests/js/realtime/bench.mjs`, wasm windowed-sinc resampler + PCM16 framing vs a plain-JS linear resampler, same run):\n\n```text\n{}\n```\n\nRealtime in Chromium (`node tests/js/realtime/browser-bench.mjs`, fake microphone playing speech, emulator on loopback: `start()` to `open` and to the first `partial` vs raw getUserMedia + WebSocket; CPU of all Chromium processes per second of captured audio vs the same microphone into a no-op AudioWorklet, same run):\n\n```text\n{}\n```\n\nEmulator load check (`cargo run --release -p docauto-emulator --bin docauto-emulator-bench`: `GET /v1/agents` throughput; agent-run creations per second in memory and with `--state`; a mixed workload of 100 000 capability runs with ttl 60 s, each created, read and long-polled, one in ten delivering its events to a local receiver, the clock moved 25 h after every 5 000 so the ttl sweep purges and drops them, resident memory after each batch):\n\n```text\n{}\n```",
+        "Client (`node tests/js/client/bench.mjs`, SDK vs raw `fetch` in one process: a GET and a POST with a 20 KB schema against the emulator, `runs.waitFor` over 3 polls against a scripted server):\n\n```text\n{}\n```\n\nRealtime (`node tests/js/realtime/bench.mjs`, wasm windowed-sinc resampler + PCM16 framing vs a plain-JS linear resampler, same run):\n\n```text\n{}\n```\n\nRealtime in Chromium (`node tests/js/realtime/browser-bench.mjs`, fake microphone playing speech, emulator on loopback: `start()` to `open` and to the first `partial` vs raw getUserMedia + WebSocket; CPU of all Chromium processes per second of captured audio vs the same microphone into a no-op AudioWorklet, same run):\n\n```text\n{}\n```\n\nEmulator load check (`cargo run --release -p docauto-emulator-bench`: `GET /v1/agents` throughput; agent-run creations per second in memory and with `--state`; a mixed workload of 100 000 capability runs with ttl 60 s, each created, read and long-polled, one in ten delivering its events to a local receiver, the clock moved 25 h after every 5 000 so the ttl sweep purges and drops them, resident memory after each batch):\n\n```text\n{}\n```",
         summary(&client),
         summary(&realtime),
         summary(&realtime_browser),
