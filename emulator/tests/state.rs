@@ -140,7 +140,7 @@ async fn sigkill_under_load_loses_no_acknowledged_object() {
     let first = lines.next_line().await.unwrap().unwrap();
     let url = first.rsplit(' ').next().unwrap().to_string();
     assert!(url.starts_with("http://127.0.0.1:"), "{first}");
-    let client = docauto_emulator::http_client::HttpClient::default();
+    let client = docauto_emulator::host::HttpClient::default();
     let acked: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut workers = Vec::new();

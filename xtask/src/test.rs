@@ -133,6 +133,29 @@ fn native(t: &mut Tally) {
         ok.is_ok(),
         "clippy warnings or errors in the wasm build",
     );
+
+    // The emulator's wasm host (`emulator/src/host/wasm`) compiles for wasm32 only. Its library alone: the binary and
+    // the integration tests are native (they listen, spawn processes, use tokio's runtime).
+    step("cargo clippy -p docauto-emulator --lib --target wasm32-unknown-unknown -- -D warnings");
+    let ok = util::run(
+        &mut cargo(&[
+            "clippy",
+            "-p",
+            "docauto-emulator",
+            "--lib",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+        Duration::from_secs(30 * 60),
+    );
+    t.lint(
+        "cargo clippy (emulator wasm32)",
+        ok.is_ok(),
+        "clippy warnings or errors in the emulator's wasm build",
+    );
 }
 
 fn wasm_bindgen_tests(t: &mut Tally, name: &str, browser: bool) {

@@ -3,7 +3,7 @@
 
 use axum::body::Bytes;
 use axum::http::HeaderMap;
-use docauto_emulator::http_client::HttpClient;
+use docauto_emulator::host::HttpClient;
 use docauto_emulator::{serve, Config, Handle};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
