@@ -102,6 +102,7 @@ pub fn router(app: Shared) -> Router {
                 post(control::push_fault).delete(control::clear_faults),
             )
             .route("/__emulator/credits", post(control::credits))
+            .route("/__emulator/state", get(control::state))
             .route(
                 "/__emulator/agent-runs/{id}/{op}",
                 post(control::agent_run_control),

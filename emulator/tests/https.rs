@@ -200,12 +200,9 @@ async fn an_untrusted_certificate_fails_the_fetch_and_the_delivery() {
 async fn a_ca_file_without_certificates_is_a_start_error() {
     let p = std::env::temp_dir().join(format!("docauto-emu-{}-empty.pem", std::process::id()));
     std::fs::write(&p, "not a certificate\n").unwrap();
-    let cfg = docauto_emulator::Config::from_args(
-        ["--addr", "127.0.0.1:0", "--ca-file", p.to_str().unwrap()]
-            .iter()
-            .map(|s| s.to_string()),
-    )
-    .unwrap();
-    let err = docauto_emulator::serve(cfg).await.err().unwrap();
-    assert!(err.contains("--ca-file"), "{err}");
+    let err = start_err(&["--ca-file", p.to_str().unwrap()]).await;
+    assert_eq!(
+        err,
+        format!("--ca-file: {} holds no PEM certificate", p.display())
+    );
 }

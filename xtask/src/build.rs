@@ -112,6 +112,7 @@ pub fn build() -> Result<(), String> {
     for variant in VARIANTS {
         build_variant(&r, variant)?;
     }
+    build_emulator(&r)?;
     write(&pkg.join("package.json"), &package_json()?)?;
     if let Ok(readme) = fs::read_to_string(r.join("README.md")) {
         write(&pkg.join("README.md"), &readme)?;
@@ -218,6 +219,101 @@ fn build_variant(r: &Path, variant: &Variant) -> Result<(), String> {
         "{label}: exports {} ({} type names); docauto_bg.wasm {size} bytes",
         values.join(", "),
         types.len()
+    ));
+    Ok(())
+}
+
+/// The files of `docauto/emulator` (pkg-template/emulator/): hand-written entries over the emulator crate's wasm
+/// build (its JS API is `createEmulator` and `startEmulator`, not the glue's exports) and the `docauto-emulator` bin.
+const EMULATOR_FILES: &[&str] = &[
+    "core.js",
+    "serve.js",
+    "index.js",
+    "node.js",
+    "deno.js",
+    "workerd.js",
+    "edge-light.js",
+    "index.cjs",
+    "index.d.ts",
+    "index.d.cts",
+    "bin.js",
+];
+
+/// The profile of the emulator's wasm (Cargo.toml `wasm-emulator`): size, not speed, is what it is judged on.
+const EMULATOR_PROFILE: &str = "wasm-emulator";
+
+/// The wasm-opt level of the emulator's module.
+const EMULATOR_WASM_OPT_LEVEL: &str = "-Oz";
+
+/// `docauto/emulator`: the emulator crate (emulator/) built for wasm32 as a cdylib, its glue, its entries and bin.
+fn build_emulator(r: &Path) -> Result<(), String> {
+    step(&format!(
+        "docauto/emulator: cargo rustc -p docauto-emulator --lib --crate-type cdylib --profile {EMULATOR_PROFILE} --target wasm32-unknown-unknown"
+    ));
+    util::run(
+        Command::new("cargo")
+            .args([
+                "rustc",
+                "-p",
+                "docauto-emulator",
+                "--lib",
+                "--crate-type",
+                "cdylib",
+                "--profile",
+                EMULATOR_PROFILE,
+                "--target",
+                "wasm32-unknown-unknown",
+                "--target-dir",
+            ])
+            .arg(r.join("target/emulator"))
+            .current_dir(r),
+        Duration::from_secs(30 * 60),
+    )?;
+    let out = r.join("pkg/emulator");
+    let wasm_dir = out.join("wasm");
+    step("docauto/emulator: wasm-bindgen --target web --remove-name-section");
+    util::run(
+        Command::new(r.join(".tools/bin/wasm-bindgen"))
+            .arg(
+                r.join("target/emulator/wasm32-unknown-unknown")
+                    .join(EMULATOR_PROFILE)
+                    .join("docauto_emulator.wasm"),
+            )
+            .args([
+                "--target",
+                "web",
+                "--remove-name-section",
+                "--out-name",
+                "docauto-emulator",
+                "--out-dir",
+            ])
+            .arg(&wasm_dir)
+            .current_dir(r),
+        Duration::from_secs(5 * 60),
+    )?;
+    // The module gets its own distinct name; the glue's default URL follows it.
+    let wasm = wasm_dir.join("docauto-emulator.wasm");
+    fs::rename(wasm_dir.join("docauto-emulator_bg.wasm"), &wasm)
+        .map_err(|e| format!("cannot rename the emulator's wasm: {e}"))?;
+    let _ = fs::remove_file(wasm_dir.join("docauto-emulator_bg.wasm.d.ts"));
+    let glue = wasm_dir.join("docauto-emulator.js");
+    write(
+        &glue,
+        &read(&glue)?.replace("docauto-emulator_bg.wasm", "docauto-emulator.wasm"),
+    )?;
+    wasm_opt(&wasm, EMULATOR_WASM_OPT_LEVEL)?;
+    for name in EMULATOR_FILES {
+        let src = read(&r.join("pkg-template/emulator").join(name))?;
+        write(&out.join(name), &src)?;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = fs::set_permissions(out.join("bin.js"), fs::Permissions::from_mode(0o755));
+    }
+    let size = fs::metadata(&wasm).map(|m| m.len()).unwrap_or(0);
+    step(&format!(
+        "docauto/emulator: docauto-emulator.wasm {size} bytes"
     ));
     Ok(())
 }
@@ -332,7 +428,10 @@ fn package_json() -> Result<String, String> {
   "module": "./index.js",
   "types": "./index.d.ts",
   "exports": {{
-{root}{webhooks}{realtime}{testing}    "./package.json": "./package.json"
+{root}{webhooks}{realtime}{testing}{emulator}    "./package.json": "./package.json"
+  }},
+  "bin": {{
+    "docauto-emulator": "./emulator/bin.js"
   }},
   "files": [
     "index.js",
@@ -347,11 +446,15 @@ fn package_json() -> Result<String, String> {
     "webhooks/",
     "realtime/",
     "testing/",
+    "emulator/",
     "README.md"
   ],
   "sideEffects": true,
   "engines": {{
     "node": "^20.19.0 || >=22.12.0"
+  }},
+  "dependencies": {{
+    "ws": "^8.18.0"
   }}
 }}
 "#,
@@ -362,6 +465,7 @@ fn package_json() -> Result<String, String> {
         webhooks = entry_exports("webhooks"),
         realtime = entry_exports("realtime"),
         testing = entry_exports("testing"),
+        emulator = entry_exports("emulator"),
     ))
 }
 

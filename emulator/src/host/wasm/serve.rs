@@ -92,23 +92,30 @@ pub struct Emulator {
 impl Emulator {
     /// Starts an emulator: `options` is the JSON of `createEmulator`'s options (see `Config::from_options`, plus
     /// `agents` and `snapshot`), `base_url` the origin of the addresses it hands out, `fetch` the host's outgoing
-    /// `fetch(method, url, headers, body, timeoutMs, maxBytes)`, `journal` a `--state` journal replayed over the
-    /// snapshot (the command line's `--state FILE`).
+    /// `fetch(method, url, headers, body, timeoutMs, maxBytes)`. The command line adds `options.cli`:
+    /// `{statePath, journal, agentNames}` (the `--state` file, its journal's text, replayed over the snapshot, and the
+    /// `--agents` file names), so its errors read as the native binary's.
     ///
     /// # Errors
     /// An `Error` with code `invalid_options` (an option, an agent definition) or `invalid_snapshot`.
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        options: &str,
-        base_url: String,
-        fetch: Function,
-        journal: Option<String>,
-    ) -> Result<Emulator, JsValue> {
+    pub fn new(options: &str, base_url: String, fetch: Function) -> Result<Emulator, JsValue> {
         let invalid = |e: String| error("invalid_options", &e);
-        let o: Value = serde_json::from_str(options).map_err(|e| invalid(e.to_string()))?;
+        let mut o: Value = serde_json::from_str(options).map_err(|e| invalid(e.to_string()))?;
+        let cli = o
+            .as_object_mut()
+            .and_then(|m| m.remove("cli"))
+            .unwrap_or(Value::Null);
         let config = Config::from_options(&o).map_err(invalid)?;
-        let agents =
-            crate::agents::load(agent_texts(o.get("agents")).map_err(invalid)?).map_err(invalid)?;
+        let mut agents = agent_texts(o.get("agents")).map_err(invalid)?;
+        if let Some(names) = cli.get("agentNames").and_then(Value::as_array) {
+            for ((name, _), file) in agents.iter_mut().zip(names) {
+                if let Some(file) = file.as_str() {
+                    *name = file.to_owned();
+                }
+            }
+        }
+        let agents = crate::agents::load(agents).map_err(invalid)?;
         let snapshot = match o.get("snapshot") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.as_bytes()),
@@ -118,12 +125,19 @@ impl Emulator {
                 ))
             }
         };
-        let state = crate::store::decode(
-            snapshot,
-            journal.as_deref().map(str::as_bytes),
-            "snapshot",
-            "journal",
-        )
+        let journal = cli.get("journal").and_then(Value::as_str);
+        let state = match cli.get("statePath").and_then(Value::as_str) {
+            Some(path) => crate::store::decode(
+                snapshot,
+                journal.map(str::as_bytes),
+                path,
+                &format!("{path}.journal"),
+            )
+            .map_err(|e| format!("--state: {e}")),
+            None => {
+                crate::store::decode(snapshot, journal.map(str::as_bytes), "snapshot", "journal")
+            }
+        }
         .map_err(|e| error("invalid_snapshot", &e))?;
         let app = Arc::new(App::new(config, base_url, agents, state, Host::new(fetch)));
         app.start().map_err(|e| error("internal_error", &e))?;
