@@ -381,6 +381,21 @@ fn js_suites(t: &mut Tally) {
             node("tests/js/demo/runtimes.mjs"),
             180,
         ),
+        (
+            "docauto/emulator: node, deno, bun (full flow in-process and listening; each process exits after close)",
+            node("tests/js/emulator/runtimes.mjs"),
+            300,
+        ),
+        (
+            "docauto/emulator: workerd (miniflare)",
+            node("tests/js/emulator/run-workerd.mjs"),
+            240,
+        ),
+        (
+            "docauto/emulator: chromium",
+            node("tests/js/emulator/run-chromium.mjs"),
+            240,
+        ),
     ];
     for (name, mut cmd, secs) in suites {
         step(name);
