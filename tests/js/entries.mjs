@@ -23,6 +23,13 @@ const ENTRIES = [
     has: ["TestSigner", "WebhookVerificationError"],
     lacks: ["DocAuto", "WebhookVerifier", "RealtimeTranscriber"],
   },
+  {
+    name: "docauto/emulator",
+    dir: "emulator/",
+    has: ["createEmulator", "startEmulator"],
+    // the wasm class behind them is not the API
+    lacks: ["DocAuto", "WebhookVerifier", "RealtimeTranscriber", "Emulator"],
+  },
 ];
 
 for (const entry of ENTRIES) {
@@ -54,6 +61,16 @@ await t.run("only the Node, Bun and Deno entries import node:crypto; browser, wo
     for (const file of ["node.js", "deno.js"]) {
       assert(/from\s+"node:crypto"/.test(read(file)), `${dir}${file} does not import node:crypto`);
     }
+  }
+});
+
+await t.run("docauto/emulator: its browser, workerd and edge entries import no node: module; no other entry has createEmulator", async () => {
+  const read = (file) => readFileSync(new URL(`../../pkg/emulator/${file}`, import.meta.url), "utf8");
+  for (const file of ["index.js", "workerd.js", "edge-light.js", "core.js"]) {
+    assert(!/from\s+["']node:/.test(read(file)) && !/import\(["']node:/.test(read(file)), `emulator/${file} imports a node: module`);
+  }
+  for (const name of ["docauto", "docauto/webhooks", "docauto/realtime", "docauto/testing"]) {
+    assert(!("createEmulator" in (await import(name))), `${name} exports createEmulator`);
   }
 });
 

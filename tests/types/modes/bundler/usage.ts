@@ -4,6 +4,7 @@ import { DocAuto, WebhookVerifier, APIError } from "docauto";
 import { WebhookVerifier as EdgeVerifier, WebhookVerificationError } from "docauto/webhooks";
 import { RealtimeTranscriber, RealtimeError } from "docauto/realtime";
 import { TestSigner } from "docauto/testing";
+import { createEmulator, type InProcessEmulator } from "docauto/emulator";
 
 export function make(): [DocAuto, WebhookVerifier, EdgeVerifier] {
   const client = new DocAuto({ apiKey: "sk_test", baseUrl: "https://api.example" });
@@ -22,4 +23,9 @@ export async function signed(): Promise<string> {
   const signer = await TestSigner.generate();
   const { signature } = await signer.sign({ type: "agent_run.waiting", processingId: "agr_1", data: {} });
   return signature;
+}
+
+export function emulated(): [InProcessEmulator, DocAuto] {
+  const emu = createEmulator({ timeScale: 0.01 });
+  return [emu, new DocAuto({ apiKey: emu.apiKey, baseUrl: emu.url, fetch: emu.fetch })];
 }
