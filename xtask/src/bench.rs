@@ -13,6 +13,8 @@ const MORE_BEGIN: &str = "<!-- bench-more:begin -->";
 const MORE_END: &str = "<!-- bench-more:end -->";
 const SIZE_BEGIN: &str = "<!-- bench-size:begin -->";
 const SIZE_END: &str = "<!-- bench-size:end -->";
+const EMULATOR_BEGIN: &str = "<!-- bench-emulator:begin -->";
+const EMULATOR_END: &str = "<!-- bench-emulator:end -->";
 
 /// Runs every benchmark and prints its results; with `write`, updates BENCHMARKS.md.
 pub fn bench(write: bool) -> Result<(), String> {
@@ -56,6 +58,16 @@ pub fn bench(write: bool) -> Result<(), String> {
         &["tests/js/realtime/browser-bench.mjs"],
         &[("DOCAUTO_EMULATOR", &emulator)],
     )?;
+    step("node tests/js/emulator/bench.mjs (docauto/emulator: size, cold start, latency, creations/s beside the native binary)");
+    let wasm_emulator = run_node(
+        &r,
+        &["tests/js/emulator/bench.mjs"],
+        &[("DOCAUTO_EMULATOR", &emulator)],
+    )?;
+    let wasm_emulator = wasm_emulator
+        .split_once("<!-- table -->")
+        .map(|(_, t)| t.trim().to_owned())
+        .ok_or("the emulator bench printed no table")?;
     step("docauto-emulator-bench (requests/s, creations with and without --state, mixed load over 100 000 runs)");
     let load = util::run_capture(
         Command::new(r.join("target/release/docauto-emulator-bench")).current_dir(&r),
@@ -73,7 +85,7 @@ pub fn bench(write: bool) -> Result<(), String> {
         summary(&realtime_browser),
         summary(&load.output)
     );
-    println!("\n{table}\n\n{size}\n\n{more}");
+    println!("\n{table}\n\n{size}\n\n{more}\n\n{wasm_emulator}");
     if write {
         let path = r.join("BENCHMARKS.md");
         let doc = std::fs::read_to_string(&path)
@@ -86,6 +98,13 @@ pub fn bench(write: bool) -> Result<(), String> {
             SIZE_BEGIN,
             SIZE_END,
             &size,
+        );
+        let doc = replace_or_append(
+            &doc,
+            "## The emulator's wasm build beside the native binary",
+            EMULATOR_BEGIN,
+            EMULATOR_END,
+            &wasm_emulator,
         );
         std::fs::write(&path, doc).map_err(|e| format!("cannot write BENCHMARKS.md: {e}"))?;
         step("BENCHMARKS.md updated");
