@@ -40,6 +40,21 @@ async function capped(request) {
   return out;
 }
 
+/**
+ * A response whose body fails at once: the server sends the head, then cuts the connection without a complete
+ * answer (the drop_connection fault, as the native server does it).
+ */
+function cut() {
+  return new Response(
+    new ReadableStream({
+      start(c) {
+        c.error(new Error("the emulator dropped the connection (fault drop_connection)"));
+      },
+    }),
+    { status: 200, headers: { "content-type": "application/json", "x-emulator-fault": "drop" } },
+  );
+}
+
 /** Serves a web `Request` (Deno, Bun); `null` when the emulator cut the answer (the caller drops the connection). */
 async function answer(s, request) {
   const url = new URL(request.url);
@@ -191,7 +206,7 @@ async function listenDeno(s0, hostname, port) {
       };
       return response;
     }
-    return answer(s, request).then((r) => r ?? Promise.reject(new Error("connection dropped")));
+    return answer(s, request).then((r) => r ?? cut());
   };
   const base = origin(hostname, server.addr.port);
   try {
@@ -222,7 +237,7 @@ function listenBun(s0, hostname, port) {
       if (url.pathname === SOCKET_PATH && request.headers.get("upgrade")?.toLowerCase() === "websocket" && !s.closed) {
         return srv.upgrade(request, { data: { search: url.search } }) ? undefined : new Response(null, { status: 400 });
       }
-      return answer(s, request).then((r) => r ?? Promise.reject(new Error("connection dropped")));
+      return answer(s, request).then((r) => r ?? cut());
     },
     websocket: {
       idleTimeout: 0,

@@ -68,13 +68,37 @@ export async function runFlow(mods, client, receiver, check) {
 }
 
 /**
+ * The `drop_connection` fault: the request is handled (the webhook endpoint exists afterwards), then the answer is
+ * cut; `fetch` rejects (a network error) instead of resolving.
+ */
+async function dropped(doFetch, base, key, check) {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  await (await doFetch(`${base}/__emulator/faults`, { method: "POST", headers, body: JSON.stringify({ kind: "drop_connection" }) })).arrayBuffer();
+  let error;
+  try {
+    const r = await doFetch(`${base}/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ url: "https://hooks.example/dropped" }) });
+    await r.arrayBuffer();
+  } catch (e) {
+    error = e;
+  }
+  const list = await (await doFetch(`${base}/v1/webhooks`, { headers })).json();
+  check(
+    "drop_connection: the answer is cut (fetch rejects) after the change was made",
+    error instanceof TypeError && list.data.some((w) => w.url === "https://hooks.example/dropped"),
+    `${error} / ${JSON.stringify(list).slice(0, 200)}`,
+  );
+}
+
+/**
  * The in-process emulator: the flow, the socket route's clear refusal, and the state of a closed emulator. `extra`:
  * more `DocAuto` options (a page passes `dangerouslyAllowBrowser`: the emulator's key is a test key).
  */
 export async function runInProcess(mods, createEmulator, receiver, check, extra = {}) {
-  const emu = createEmulator({ timeScale: 0.01, allowHttpWebhooks: true });
+  const emu = createEmulator({ timeScale: 0.01, allowHttpWebhooks: true, control: true });
   check("apiKey is the first accepted key", emu.apiKey === "sk_test_docauto");
   await runFlow(mods, { apiKey: emu.apiKey, baseUrl: emu.url, fetch: emu.fetch, ...extra }, receiver, check);
+
+  await dropped(emu.fetch, emu.url, emu.apiKey, check);
 
   const socket = await emu.fetch(`${emu.url}/v1/realtime/socket?ticket=x`);
   const body = await socket.json();
@@ -110,10 +134,11 @@ export async function runInProcess(mods, createEmulator, receiver, check, extra 
  * `ws` in Node 20).
  */
 export async function runListening(mods, startEmulator, WebSocketImpl, receiver, check) {
-  const emu = await startEmulator({ timeScale: 0.01, allowHttpWebhooks: true });
+  const emu = await startEmulator({ timeScale: 0.01, allowHttpWebhooks: true, control: true });
   check("startEmulator listens on 127.0.0.1", /^http:\/\/127\.0\.0\.1:\d+$/.test(emu.url), emu.url);
   try {
     await runFlow(mods, { apiKey: emu.apiKey, baseUrl: emu.url }, receiver, check);
+    await dropped(fetch, emu.url, emu.apiKey, check);
     const api = new mods.DocAuto({ apiKey: emu.apiKey, baseUrl: emu.url, logLevel: "off" });
     const session = await api.realtime.createSession({ sampleRate: 16000 });
     const frames = await new Promise((resolve, reject) => {
