@@ -387,6 +387,11 @@ fn js_suites(t: &mut Tally) {
             300,
         ),
         (
+            "docauto/emulator: one state format for both builds (native --state file, snapshot(), the command's --state)",
+            node("tests/js/emulator/snapshot.mjs"),
+            120,
+        ),
+        (
             "docauto/emulator: workerd (miniflare)",
             node("tests/js/emulator/run-workerd.mjs"),
             240,
