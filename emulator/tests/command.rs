@@ -93,3 +93,16 @@ async fn a_start_error_names_its_cause_and_exits_1() {
     .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[tokio::test]
+async fn an_address_in_use_is_a_start_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = command(&["--addr", &addr]).output().await.unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(&format!("docauto-emulator: --addr {addr}: cannot bind: ")),
+        "{err}"
+    );
+}

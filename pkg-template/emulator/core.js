@@ -213,10 +213,22 @@ export function start(glue, options, baseUrl, cli) {
 /** `createEmulator(options)`: the emulator in-process, with no socket. */
 export function createEmulator(glue, options) {
   const baseUrl = options?.baseUrl ?? DEFAULT_BASE_URL;
-  const s = start(glue, options, baseUrl, undefined);
+  let parsed;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== baseUrl.replace(/\/$/, "")) {
+    throw emulatorError(
+      "invalid_options",
+      `baseUrl: must be an http(s) origin such as ${DEFAULT_BASE_URL} (the emulator's routes are at its root)`,
+    );
+  }
+  const s = start(glue, options, parsed.origin, undefined);
   return {
     apiKey: s.apiKey,
-    url: baseUrl,
+    url: parsed.origin,
     fetch: s.fetch,
     snapshot: s.snapshot,
     async close() {

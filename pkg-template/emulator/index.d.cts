@@ -3,7 +3,10 @@
 // entry has this API; `startEmulator` listens only in Node, Deno and Bun (elsewhere it rejects with code
 // `listen_unavailable`).
 
-/** An API key the emulator accepts: `"KEY[:ORG]"` (`KEY` alone is of `org_demo`; `KEY:` has no organization). */
+/**
+ * An API key the emulator accepts: `"KEY[:ORG]"` (`KEY` alone is of `org_demo`; `KEY:` has no organization), or
+ * `{ key, org }` (`org` left out: `org_demo`; `null`: no organization, every call answers 404 `org not found`).
+ */
 export type EmulatorKey = string | { key: string; org?: string | null };
 
 /** The options of the emulator; each mirrors a flag of the `docauto-emulator` command. */
@@ -30,7 +33,10 @@ export interface EmulatorOptions {
 
 /** `createEmulator`'s options. */
 export interface InProcessEmulatorOptions extends EmulatorOptions {
-  /** The origin of the addresses the emulator hands out (uploads, downloads, envelopes); default `http://emulator.test`. */
+  /**
+   * The origin of the addresses the emulator hands out (uploads, downloads, envelopes); default
+   * `http://emulator.test`. An origin only: the routes are at its root.
+   */
   baseUrl?: string;
 }
 
