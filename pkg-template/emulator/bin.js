@@ -7,11 +7,10 @@ import { spawn } from "node:child_process";
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, writeSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import * as glue from "./wasm/docauto-emulator.js";
+import { initSync, Emulator, parseArgs, usage } from "./wasm/docauto.js";
 import { listen } from "./serve.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-glue.initSync({ module: readFileSync(join(here, "wasm", "docauto-emulator.wasm")) });
+initSync({ module: readFileSync(join(dirname(fileURLToPath(import.meta.url)), "wasm", "docauto-emulator.wasm")) });
 
 function fail(message, code) {
   process.stderr.write(`docauto-emulator: ${message}\n`);
@@ -47,12 +46,12 @@ function writeSnapshot(path, text) {
 
 const args = process.argv.slice(2);
 if (args.includes("--help") || args.includes("-h")) {
-  process.stdout.write(glue.usage());
+  process.stdout.write(usage());
   process.exit(0);
 }
 let flags;
 try {
-  flags = JSON.parse(glue.parseArgs(args));
+  flags = JSON.parse(parseArgs(args));
 } catch (e) {
   fail(e.message, 2);
 }
@@ -101,7 +100,7 @@ const hostname = flags.addr.slice(0, colon).replace(/^\[(.*)\]$/, "$1");
 const port = Number(flags.addr.slice(colon + 1));
 let emulator;
 try {
-  emulator = await listen(glue, options, hostname, port, cli);
+  emulator = await listen(Emulator, options, hostname, port, cli);
 } catch (e) {
   fail(e.code === "cannot_bind" ? `--addr ${flags.addr}: ${e.message}` : e.message, 1);
 }

@@ -80,11 +80,11 @@ function either(a, b) {
 }
 
 /**
- * Starts the wasm emulator. `glue` is the initialised wasm-bindgen module; `baseUrl` the origin of the addresses it
+ * Starts the wasm emulator. `Emulator` is the class of the initialised glue; `baseUrl` the origin of the addresses it
  * hands out; `cli` what the command line adds (`{statePath, journal, agentNames}`). Returns the handle the entries
  * build on: `{ emu, handle, fetch, snapshot, close, closed }`.
  */
-export function start(glue, options, baseUrl, cli) {
+export function start(Emulator, options, baseUrl, cli) {
   const { baseUrl: _ignored, port: _port, cli: _internal, ...rest } = options ?? {};
   let json;
   try {
@@ -129,7 +129,7 @@ export function start(glue, options, baseUrl, cli) {
   };
 
   try {
-    emu = new glue.Emulator(json, baseUrl, hostFetch);
+    emu = new Emulator(json, baseUrl, hostFetch);
   } catch (e) {
     rethrow(e);
   }
@@ -211,7 +211,7 @@ export function start(glue, options, baseUrl, cli) {
 }
 
 /** `createEmulator(options)`: the emulator in-process, with no socket. */
-export function createEmulator(glue, options) {
+export function createEmulator(Emulator, options) {
   const baseUrl = options?.baseUrl ?? DEFAULT_BASE_URL;
   let parsed;
   try {
@@ -225,7 +225,7 @@ export function createEmulator(glue, options) {
       `baseUrl: must be an http(s) origin such as ${DEFAULT_BASE_URL} (the emulator's routes are at its root)`,
     );
   }
-  const s = start(glue, options, parsed.origin, undefined);
+  const s = start(Emulator, options, parsed.origin, undefined);
   return {
     apiKey: s.apiKey,
     url: parsed.origin,

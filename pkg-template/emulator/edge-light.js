@@ -1,15 +1,16 @@
-// docauto/emulator in Vercel's edge runtime: it compiles wasm only from a `.wasm?module` import. The emulator runs
-// in-process (createEmulator); an edge function cannot listen.
+// docauto/emulator in Vercel's edge runtime and Next.js edge routes: wasm compiles only from a `.wasm?module` import
+// (which may come from another realm: the glue's initSync accepts that). The emulator runs in-process
+// (createEmulator); an edge function cannot listen.
 import wasmModule from "./wasm/docauto-emulator.wasm?module";
-import * as glue from "./wasm/docauto-emulator.js";
-import * as core from "./core.js";
+import { initSync, Emulator } from "./wasm/docauto.js";
+import { createEmulator as inProcess, unavailable } from "./core.js";
 
-glue.initSync({ module: wasmModule });
+initSync({ module: wasmModule });
 
 export function createEmulator(options) {
-  return core.createEmulator(glue, options);
+  return inProcess(Emulator, options);
 }
 
 export function startEmulator() {
-  return Promise.reject(core.unavailable());
+  return Promise.reject(unavailable());
 }

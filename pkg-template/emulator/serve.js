@@ -279,8 +279,8 @@ function listenBun(s0, hostname, port) {
  * Starts the emulator on `hostname:port` (port 0: a free one) in Node, Deno or Bun. `cli` carries what the
  * command line adds (a journal to replay, the names of --state and --agents files for errors).
  */
-export async function listen(glue, options, hostname, port, cli) {
-  const s0 = (base) => start(glue, options, base, cli);
+export async function listen(Emulator, options, hostname, port, cli) {
+  const s0 = (base) => start(Emulator, options, base, cli);
   let l;
   if (typeof globalThis.Deno?.serve === "function") l = await listenDeno(s0, hostname, port);
   else if (typeof globalThis.Bun?.serve === "function") l = listenBun(s0, hostname, port);
@@ -302,8 +302,8 @@ export async function listen(glue, options, hostname, port, cli) {
 }
 
 /** `startEmulator(options)`: Node, Deno and Bun. */
-export async function startEmulator(glue, options) {
+export async function startEmulator(Emulator, options) {
   const port = options?.port ?? 0;
-  const e = await listen(glue, options, "127.0.0.1", port, undefined);
+  const e = await listen(Emulator, options, "127.0.0.1", port, undefined);
   return { url: e.url, apiKey: e.apiKey, snapshot: e.snapshot, close: e.close };
 }

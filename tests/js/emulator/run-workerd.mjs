@@ -17,8 +17,9 @@ const { code, inputs } = await bundle("./emulator/worker.mjs", {
 report("docauto/emulator workerd resolution", resolvedCheck("/" + (inputs.find((i) => i.startsWith("pkg/emulator/") && !i.includes("/wasm/") && !i.endsWith("core.js")) ?? "none"), "emulator/workerd.js"));
 mkdirSync(`${dir}wasm`, { recursive: true });
 writeFileSync(`${dir}worker.mjs`, code);
-copyFileSync(`${root}pkg/emulator/wasm/docauto-emulator.wasm`, `${dir}wasm/docauto-emulator.wasm`);
-copyFileSync(`${root}pkg/wasm/docauto_bg.wasm`, `${dir}wasm/docauto_bg.wasm`);
+for (const module of ["emulator/wasm/docauto-emulator.wasm", "wasm/docauto-client.wasm", "webhooks/wasm/docauto-webhooks.wasm"]) {
+  copyFileSync(`${root}pkg/${module}`, `${dir}wasm/${module.split("/").pop()}`);
+}
 
 const receiver = await startReceiver();
 const mf = new Miniflare({

@@ -1,9 +1,9 @@
 // docauto/emulator inside a Cloudflare Worker (workerd, "workerd" condition; the .wasm files as compiled modules):
-// the in-process flow, its webhook delivered by the Worker's fetch to the driver's receiver; startEmulator refused.
-// (The verifier comes from the root entry here: in one bundle the root's and docauto/webhooks' .wasm files still
-// share a name until the package gives every module its own.)
+// the in-process flow, its webhook delivered by the Worker's fetch to the driver's receiver and verified with
+// docauto/webhooks; startEmulator refused. Three modules in one Worker, each with its own file name.
 import { createEmulator, startEmulator } from "docauto/emulator";
-import { DocAuto, WebhookVerifier, WebhookVerificationError } from "docauto";
+import { DocAuto } from "docauto";
+import { WebhookVerifier, WebhookVerificationError } from "docauto/webhooks";
 import { checker, runInProcess } from "./flow.mjs";
 
 export default {
