@@ -23,6 +23,11 @@ export async function startReceiver() {
     url: `${base}/hook`,
     base,
     hits: async () => hits,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    // idle keep-alive connections from the deliveries end too (Deno's node:http waits for them in close())
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections?.();
+      }),
   };
 }
