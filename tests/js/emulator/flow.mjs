@@ -127,6 +127,28 @@ export async function runInProcess(mods, createEmulator, receiver, check, extra 
     bad = e;
   }
   check("a bad option throws invalid_options", bad?.code === "invalid_options" && /rateLimit/.test(bad.message), String(bad));
+
+  let path;
+  try {
+    createEmulator({ baseUrl: "http://emulator.test/api" });
+  } catch (e) {
+    path = e;
+  }
+  check("a baseUrl with a path throws invalid_options", path?.code === "invalid_options" && /baseUrl/.test(path.message), String(path));
+  const slash = createEmulator({ baseUrl: "http://other.test/" });
+  const registered = await (
+    await slash.fetch("http://other.test/v1/files", {
+      method: "POST",
+      headers: { authorization: `Bearer ${slash.apiKey}` },
+      body: JSON.stringify({ name: "a.txt", mimeType: "text/plain" }),
+    })
+  ).json();
+  check(
+    "a baseUrl's trailing slash is dropped (the upload address routes)",
+    slash.url === "http://other.test" && registered.uploadUrl?.startsWith("http://other.test/uploads/"),
+    JSON.stringify(registered),
+  );
+  await slash.close();
 }
 
 /**
