@@ -206,3 +206,36 @@ async fn a_ca_file_without_certificates_is_a_start_error() {
         format!("--ca-file: {} holds no PEM certificate", p.display())
     );
 }
+
+/// `npx docauto-emulator --ca-file` runs itself again with the CA (Node reads extra roots only at start): killing the
+/// command must not leave that second process serving. Before the child was tied to its parent, it did.
+#[tokio::test]
+async fn a_killed_emulator_with_a_ca_file_leaves_nothing_serving() {
+    let tls = tls_server("killed").await;
+    let h = start(&["--ca-file", tls.ca_file.to_str().unwrap()]).await;
+    let url = format!("{}/v1/webhooks/jwks.json", h.base_url());
+    let client = docauto_emulator::host::HttpClient::default();
+    let get = || {
+        client.send(
+            axum::http::Method::GET,
+            &url,
+            &[],
+            bytes::Bytes::new(),
+            Duration::from_secs(2),
+        )
+    };
+    assert_eq!(get().await.unwrap().status, 200);
+    h.kill().await;
+    let mut answered = true;
+    for _ in 0..50 {
+        if get().await.is_err() {
+            answered = false;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        !answered,
+        "{url} still answers 5 s after the emulator was killed"
+    );
+}

@@ -63,8 +63,10 @@ if (flags.caFile) {
   if (pem === undefined) fail(`--ca-file: cannot read ${flags.caFile}: no such file`, 1);
   if (!pem.includes("-----BEGIN CERTIFICATE-----")) fail(`--ca-file: ${flags.caFile} holds no PEM certificate`, 1);
   if (process.env.NODE_EXTRA_CA_CERTS !== flags.caFile) {
+    // An IPC channel ties the child to this process: if this one dies unannounced (SIGKILL), the channel closes and
+    // the child stops too (below), instead of serving on as an orphan.
     const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...args], {
-      stdio: "inherit",
+      stdio: ["inherit", "inherit", "inherit", "ipc"],
       env: { ...process.env, NODE_EXTRA_CA_CERTS: flags.caFile },
     });
     for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
@@ -130,3 +132,8 @@ const stop = async () => {
 };
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
+// started by the command itself for --ca-file (above): the parent is gone, so is this one (a clean stop)
+if (process.send) {
+  process.on("disconnect", stop);
+  process.channel?.unref();
+}

@@ -64,6 +64,18 @@ impl Emu {
         }
     }
 
+    /// Ends the emulator without a clean stop: SIGKILL to the command; the native in-process server (which has no
+    /// process of its own) stops as at a clean stop.
+    pub async fn kill(self) {
+        match self.running {
+            Running::Native(h) => h.shutdown().await.unwrap(),
+            Running::Bin(mut child) => {
+                child.start_kill().unwrap();
+                let _ = child.wait().await;
+            }
+        }
+    }
+
     /// The in-process app of the native build (durability.rs only: the wasm run leaves that file out).
     pub fn app(&self) -> &docauto_emulator::app::Shared {
         match &self.running {
