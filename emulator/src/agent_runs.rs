@@ -7,6 +7,7 @@ use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ApiResult};
 use crate::files::{file_entry, file_status};
+use crate::host::{self, Instant};
 use crate::state::{AgentRun, RunTask, State};
 use crate::util::{iso, lock, new_id};
 use axum::body::Bytes;
@@ -15,7 +16,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn status_url(id: &str) -> String {
     format!("/v1/agent-runs/{id}")
@@ -135,7 +136,7 @@ async fn hold(app: &App, run_id: &str, wait: u64, mut retries: bool) -> String {
             return status;
         }
         let left = deadline.saturating_duration_since(Instant::now());
-        tokio::time::sleep(left.min(Duration::from_millis(25))).await;
+        host::sleep(left.min(Duration::from_millis(25))).await;
     }
 }
 

@@ -160,28 +160,20 @@ impl Agent {
     }
 }
 
-/// Built-in agents plus those of `dir` (a file with the id of a built-in replaces it).
+/// Built-in agents plus `extra`, `(name, JSON text)` pairs in order (the files of `--agents`, read by the host, or
+/// the `agents` option of the wasm build); one with the id of a built-in agent replaces it.
 ///
 /// # Errors
-/// A file in `dir` that cannot be read or parsed, named in the message.
-pub fn load(dir: Option<&std::path::Path>) -> Result<Vec<Agent>, String> {
+/// A definition that cannot be parsed, named in the message.
+pub fn load(extra: Vec<(String, String)>) -> Result<Vec<Agent>, String> {
     let mut agents = Vec::new();
     for text in BUILT_IN {
         agents.push(Agent::parse(text).map_err(|e| format!("built-in agent: {e}"))?);
     }
-    if let Some(dir) = dir {
-        let rd = std::fs::read_dir(dir).map_err(|e| format!("--agents {}: {e}", dir.display()))?;
-        let mut paths: Vec<_> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        paths.sort();
-        for p in paths {
-            let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-            let a = Agent::parse(&text).map_err(|e| format!("{}: {e}", p.display()))?;
-            agents.retain(|x| x.id != a.id);
-            agents.push(a);
-        }
+    for (name, text) in extra {
+        let a = Agent::parse(&text).map_err(|e| format!("{name}: {e}"))?;
+        agents.retain(|x| x.id != a.id);
+        agents.push(a);
     }
     Ok(agents)
 }
@@ -207,7 +199,7 @@ pub async fn get_agent(
 mod tests {
     #[test]
     fn built_in_agents_parse() {
-        let a = super::load(None).unwrap();
+        let a = super::load(Vec::new()).unwrap();
         assert_eq!(a.len(), 4);
     }
 }

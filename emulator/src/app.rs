@@ -2,12 +2,12 @@
 
 use crate::agents::Agent;
 use crate::config::Config;
-use crate::http_client::HttpClient;
+use crate::host::{Host, Store};
 use crate::signing::Signer;
 use crate::state::State;
 use crate::util::lock;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A fault injected through the control API.
@@ -50,12 +50,11 @@ pub struct App {
     limiter: Mutex<HashMap<String, (i64, u32)>>,
     faults: Mutex<Vec<(FaultKind, u32)>>,
     exhausted: Mutex<std::collections::HashSet<String>>,
-    /// Outgoing client.
-    pub http: HttpClient,
+    /// The host: outgoing HTTP and background work (see [`crate::host`]).
+    pub host: Host,
     /// Webhook attempts in flight at once (see [`DELIVERY_CONCURRENCY`]).
     pub delivery_slots: tokio::sync::Semaphore,
-    snapshot_due: AtomicBool,
-    journal: tokio::sync::Mutex<Option<crate::store::Journal>>,
+    store: Store,
 }
 
 /// Shared handle.
@@ -68,7 +67,7 @@ impl App {
         base_url: String,
         agents: Vec<Agent>,
         mut state: State,
-        http: HttpClient,
+        host: Host,
     ) -> App {
         let signer = Signer::from_secret(&state.signing_secret).unwrap_or_else(Signer::generate);
         state.signing_secret = signer.secret();
@@ -82,20 +81,25 @@ impl App {
             limiter: Mutex::new(HashMap::new()),
             faults: Mutex::new(Vec::new()),
             exhausted: Mutex::new(std::collections::HashSet::new()),
-            http,
+            host,
             delivery_slots: tokio::sync::Semaphore::new(DELIVERY_CONCURRENCY),
-            snapshot_due: AtomicBool::new(false),
-            journal: tokio::sync::Mutex::new(None),
+            store: Store::default(),
         }
+    }
+
+    /// Opens the store (`--state`) and starts the ttl sweeper: what every host does once, before serving.
+    ///
+    /// # Errors
+    /// The state file cannot be written.
+    pub fn start(self: &Arc<Self>) -> Result<(), String> {
+        self.open_store()?;
+        crate::runs::spawn_sweeper(self);
+        Ok(())
     }
 
     /// Emulator clock in unix milliseconds (wall clock plus the control offset).
     pub fn now_ms(&self) -> i64 {
-        let wall = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as i64)
-            .unwrap_or(0);
-        wall + self.clock_offset_ms.load(Ordering::SeqCst)
+        crate::host::now_ms() + self.clock_offset_ms.load(Ordering::SeqCst)
     }
 
     /// Moves the emulator clock forward.
@@ -200,7 +204,7 @@ impl App {
 
     /// The next [`App::persist`] writes a whole snapshot and empties the journal (a clean stop).
     pub fn request_snapshot(&self) {
-        self.snapshot_due.store(true, Ordering::SeqCst);
+        self.store.request_snapshot();
     }
 
     /// Opens the `--state` store: writes a snapshot of the loaded state (with the signing key) and an empty journal.
@@ -208,83 +212,20 @@ impl App {
     /// # Errors
     /// The I/O error text.
     pub fn open_store(&self) -> Result<(), String> {
-        let Some(path) = self.config.state.clone() else {
-            return Ok(());
-        };
-        let j = crate::store::Journal::create(&path, &mut lock(&self.state))?;
-        if let Ok(mut slot) = self.journal.try_lock() {
-            *slot = Some(j);
+        match &self.config.state {
+            Some(path) => self.store.open(path, &self.state),
+            None => Ok(()),
         }
-        Ok(())
     }
 
-    /// Makes every change so far durable (`--state`): one journal line with the changed entries, `fdatasync`ed;
-    /// a snapshot instead when the journal is large or a write failed. Without `--state` it only forgets the change
+    /// Makes every change so far durable (`--state`; see [`crate::store`]); without it, only forgets the change
     /// marks. Concurrent callers queue; each returns once its changes are on disk.
     ///
     /// # Errors
     /// The I/O error text.
     pub async fn persist(&self) -> Result<(), String> {
-        let Some(path) = self.config.state.clone() else {
-            crate::store::clear_changes(&mut lock(&self.state));
-            return Ok(());
-        };
-        let mut slot = self.journal.lock().await;
-        let snapshot_due = self.snapshot_due.swap(false, Ordering::SeqCst)
-            || slot.as_ref().is_none_or(|j| j.wants_compaction());
-        if snapshot_due {
-            let bytes = {
-                let mut st = lock(&self.state);
-                let b = serde_json::to_vec(&*st).map_err(|e| e.to_string());
-                crate::store::clear_changes(&mut st);
-                b
-            }?;
-            let journal = slot.take();
-            let (res, journal) = tokio::task::spawn_blocking(move || {
-                let mut journal = journal;
-                let res = crate::store::write_snapshot_bytes(&path, &bytes).and_then(|_| {
-                    match journal.as_mut() {
-                        Some(j) => j.truncate(),
-                        None => Ok(()),
-                    }
-                });
-                (res, journal)
-            })
+        self.store
+            .persist(self.config.state.as_deref(), &self.state)
             .await
-            .map_err(|e| e.to_string())?;
-            *slot = journal;
-            if res.is_err() {
-                self.snapshot_due.store(true, Ordering::SeqCst);
-            }
-            return res;
-        }
-        let Some(line) = crate::store::take_changes(&mut lock(&self.state)) else {
-            return Ok(());
-        };
-        let journal = slot.take();
-        let (res, journal) = tokio::task::spawn_blocking(move || {
-            let mut journal = journal;
-            let res = match journal.as_mut() {
-                Some(j) => j.append(&line),
-                None => Err("no journal".to_string()),
-            };
-            (res, journal)
-        })
-        .await
-        .map_err(|e| e.to_string())?;
-        *slot = journal;
-        if res.is_err() {
-            // the changes were taken but are not on disk: the next write is a whole snapshot
-            self.snapshot_due.store(true, Ordering::SeqCst);
-        }
-        res
     }
-}
-
-/// Reads a state (snapshot plus journal; missing files: empty state).
-///
-/// # Errors
-/// The files exist but are not the emulator's.
-pub fn load_state(path: &std::path::Path) -> Result<State, String> {
-    crate::store::load(path)
 }

@@ -79,7 +79,7 @@ pub async fn gate(State(app): State<Shared>, mut req: Request, next: Next) -> Re
         Some(FaultKind::Internal) => {
             return ApiError::internal("injected internal error").into_response()
         }
-        Some(FaultKind::Slow(ms)) => tokio::time::sleep(std::time::Duration::from_millis(ms)).await,
+        Some(FaultKind::Slow(ms)) => crate::host::sleep(std::time::Duration::from_millis(ms)).await,
         Some(FaultKind::AmbiguousCapability) => return ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "ambiguous_capability",

@@ -79,7 +79,7 @@ pub fn metadata(b: &Map<String, Value>) -> ApiResult<Option<Value>> {
 
 /// Whether a webhook URL is acceptable: https, or http on loopback with `--allow-http-webhooks`.
 pub fn check_webhook_url(url: &str, allow_http: bool, path: &str) -> ApiResult<()> {
-    let uri: hyper::Uri = url
+    let uri: axum::http::Uri = url
         .parse()
         .map_err(|_| ApiError::field(path, "must be an absolute URL"))?;
     let host = uri.host().unwrap_or("");

@@ -21,6 +21,37 @@ impl std::fmt::Debug for ApiKey {
     }
 }
 
+impl ApiKey {
+    /// `KEY[:ORG]`: `KEY` alone is of `org_demo`, `KEY:` (empty org) is a key without organization.
+    ///
+    /// # Errors
+    /// An empty key, or one with spaces.
+    pub fn parse(v: &str) -> Result<ApiKey, String> {
+        let (key, org) = match v.split_once(':') {
+            Some((k, o)) => (k.to_string(), (!o.is_empty()).then(|| o.to_string())),
+            None => (v.to_string(), Some("org_demo".to_string())),
+        };
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            return Err("the key must be non-empty without spaces".into());
+        }
+        Ok(ApiKey { key, org })
+    }
+}
+
+fn positive<N: std::str::FromStr + PartialOrd + Default>(v: &str) -> Result<N, String> {
+    v.parse()
+        .ok()
+        .filter(|n: &N| *n > N::default())
+        .ok_or_else(|| format!("`{v}` is not a positive integer"))
+}
+
+fn time_scale(v: &str) -> Result<f64, String> {
+    v.parse()
+        .ok()
+        .filter(|f: &f64| f.is_finite() && *f >= 0.0)
+        .ok_or_else(|| format!("`{v}` is not a number >= 0"))
+}
+
 /// Shows only a key's prefix, so secrets never reach logs.
 pub fn redact_key(key: &str) -> String {
     let prefix: String = key.chars().take(8).collect();
@@ -126,40 +157,23 @@ impl Config {
                         .map_err(|_| format!("--addr: `{v}` is not HOST:PORT"))?;
                 }
                 "--key" => {
-                    let v = value(&mut it)?;
-                    let (key, org) = match v.split_once(':') {
-                        Some((k, o)) => (k.to_string(), (!o.is_empty()).then(|| o.to_string())),
-                        None => (v.clone(), Some("org_demo".to_string())),
-                    };
-                    if key.is_empty() || key.contains(char::is_whitespace) {
-                        return Err("--key: the key must be non-empty without spaces".into());
-                    }
-                    keys.push(ApiKey { key, org });
+                    keys.push(ApiKey::parse(&value(&mut it)?).map_err(|e| format!("--key: {e}"))?)
                 }
                 "--scope-keys" => cfg.scope_keys = true,
                 "--dispatch-budget" => {
                     let v = value(&mut it)?;
                     cfg.dispatch_budget =
-                        v.parse().ok().filter(|n: &u64| *n > 0).ok_or_else(|| {
-                            format!("--dispatch-budget: `{v}` is not a positive integer")
-                        })?;
+                        positive(&v).map_err(|e| format!("--dispatch-budget: {e}"))?;
                 }
                 "--ca-file" => cfg.ca_file = Some(PathBuf::from(value(&mut it)?)),
                 "--rate-limit" => {
                     let v = value(&mut it)?;
-                    cfg.rate_limit =
-                        v.parse().ok().filter(|n: &u32| *n > 0).ok_or_else(|| {
-                            format!("--rate-limit: `{v}` is not a positive integer")
-                        })?;
+                    cfg.rate_limit = positive(&v).map_err(|e| format!("--rate-limit: {e}"))?;
                 }
                 "--allow-http-webhooks" => cfg.allow_http_webhooks = true,
                 "--time-scale" => {
                     let v = value(&mut it)?;
-                    cfg.time_scale = v
-                        .parse()
-                        .ok()
-                        .filter(|f: &f64| f.is_finite() && *f >= 0.0)
-                        .ok_or_else(|| format!("--time-scale: `{v}` is not a number >= 0"))?;
+                    cfg.time_scale = time_scale(&v).map_err(|e| format!("--time-scale: {e}"))?;
                 }
                 "--control" => cfg.control = true,
                 "--state" => cfg.state = Some(PathBuf::from(value(&mut it)?)),
@@ -171,6 +185,119 @@ impl Config {
             cfg.keys = keys;
         }
         Ok(cfg)
+    }
+
+    /// The options of the wasm build's `createEmulator` (a JSON object), mirroring the flags: `keys` (`"KEY[:ORG]"`
+    /// strings or `{key, org}`), `scopeKeys`, `rateLimit`, `allowHttpWebhooks`, `timeScale`, `control`,
+    /// `dispatchBudget`. Members the host reads itself (`agents`, `snapshot`) are skipped here; any other member
+    /// is an error, so a misspelt option is not silently ignored.
+    ///
+    /// # Errors
+    /// A message naming the option at fault.
+    pub fn from_options(o: &serde_json::Value) -> Result<Config, String> {
+        use serde_json::Value;
+        let mut cfg = Config::default();
+        let Some(o) = o.as_object() else {
+            return Err("options must be an object".into());
+        };
+        let flag = |name: &str, v: &Value| {
+            v.as_bool()
+                .ok_or_else(|| format!("{name}: must be a boolean"))
+        };
+        // numbers go through the flags' parsers (as text), so both accept and refuse the same values
+        let number = |name: &str, v: &Value| match v {
+            Value::Number(n) => Ok(n.to_string()),
+            _ => Err(format!("{name}: must be a number")),
+        };
+        for (name, v) in o {
+            match name.as_str() {
+                "keys" => {
+                    let list = v
+                        .as_array()
+                        .filter(|l| !l.is_empty())
+                        .ok_or("keys: must be a non-empty array")?;
+                    cfg.keys = list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, k)| {
+                            match k {
+                                Value::String(s) => ApiKey::parse(s),
+                                Value::Object(m) => {
+                                    let key =
+                                        m.get("key").and_then(Value::as_str).unwrap_or_default();
+                                    let org = match m.get("org") {
+                                        None => Some("org_demo".to_string()),
+                                        Some(Value::Null) => None,
+                                        Some(Value::String(o)) => Some(o.clone()),
+                                        Some(_) => {
+                                            return Err("org must be a string or null".into())
+                                        }
+                                    };
+                                    if key.contains(':') {
+                                        return Err("the key must not contain `:`".into());
+                                    }
+                                    let k = ApiKey::parse(key)?;
+                                    Ok(ApiKey { key: k.key, org })
+                                }
+                                _ => Err("must be \"KEY[:ORG]\" or {key, org}".into()),
+                            }
+                            .map_err(|e| format!("keys[{i}]: {e}"))
+                        })
+                        .collect::<Result<_, _>>()?;
+                }
+                "scopeKeys" => cfg.scope_keys = flag(name, v)?,
+                "allowHttpWebhooks" => cfg.allow_http_webhooks = flag(name, v)?,
+                "control" => cfg.control = flag(name, v)?,
+                "rateLimit" => {
+                    cfg.rate_limit =
+                        positive(&number(name, v)?).map_err(|e| format!("{name}: {e}"))?
+                }
+                "dispatchBudget" => {
+                    cfg.dispatch_budget =
+                        positive(&number(name, v)?).map_err(|e| format!("{name}: {e}"))?
+                }
+                "timeScale" => {
+                    cfg.time_scale =
+                        time_scale(&number(name, v)?).map_err(|e| format!("{name}: {e}"))?
+                }
+                "agents" | "snapshot" => {}
+                other => return Err(format!("unknown option `{other}`")),
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// The options of [`Config::from_options`] that give this configuration (the wasm build's command line reads
+    /// its flags with [`Config::from_args`], then starts from these).
+    pub fn to_options(&self) -> serde_json::Value {
+        let keys: Vec<serde_json::Value> = self
+            .keys
+            .iter()
+            .map(|k| serde_json::json!({"key": k.key, "org": k.org}))
+            .collect();
+        serde_json::json!({
+            "keys": keys,
+            "scopeKeys": self.scope_keys,
+            "rateLimit": self.rate_limit,
+            "allowHttpWebhooks": self.allow_http_webhooks,
+            "timeScale": self.time_scale,
+            "control": self.control,
+            "dispatchBudget": self.dispatch_budget,
+        })
+    }
+
+    /// What the emulator prints once it listens at `base_url` (both builds print these same two lines). The dev
+    /// keys are printed on purpose: they are local test keys the user chose or the documented default.
+    pub fn start_lines(&self, base_url: &str) -> String {
+        let keys: Vec<String> = self
+            .keys
+            .iter()
+            .map(|k| format!("{} (org {})", k.key, k.org.as_deref().unwrap_or("<none>")))
+            .collect();
+        format!(
+            "docauto emulator listening on {base_url}\naccepted dev keys: {}",
+            keys.join(", ")
+        )
     }
 
     /// Scales a service delay given in milliseconds.
@@ -229,6 +356,80 @@ mod tests {
     fn bad_flag_is_an_error() {
         assert!(Config::from_args(args(&["--nope"])).is_err());
         assert!(Config::from_args(args(&["--rate-limit", "0"])).is_err());
+    }
+
+    #[test]
+    fn options_mirror_the_flags() {
+        let flags = Config::from_args(args(&[
+            "--key",
+            "a:org_a",
+            "--key",
+            "b:",
+            "--key",
+            "c",
+            "--scope-keys",
+            "--rate-limit",
+            "5",
+            "--time-scale",
+            "0.5",
+            "--control",
+            "--allow-http-webhooks",
+            "--dispatch-budget",
+            "1000",
+        ]))
+        .unwrap();
+        let back = Config::from_options(&flags.to_options()).unwrap();
+        assert_eq!(format!("{flags:?}"), format!("{back:?}"));
+        let o = Config::from_options(&serde_json::json!({
+            "keys": ["a:org_a", {"key": "b", "org": null}, {"key": "c"}],
+            "rateLimit": 5, "timeScale": 0.5, "dispatchBudget": 1000,
+            "scopeKeys": true, "control": true, "allowHttpWebhooks": true,
+            "agents": [], "snapshot": "{}",
+        }))
+        .unwrap();
+        assert_eq!(format!("{flags:?}"), format!("{o:?}"));
+    }
+
+    #[test]
+    fn bad_options_name_the_option() {
+        let bad = |v: serde_json::Value| Config::from_options(&v).unwrap_err();
+        assert_eq!(
+            bad(serde_json::json!({"rateLimit": 0})),
+            "rateLimit: `0` is not a positive integer"
+        );
+        assert_eq!(
+            bad(serde_json::json!({"rateLimit": 1.5})),
+            "rateLimit: `1.5` is not a positive integer"
+        );
+        assert_eq!(
+            bad(serde_json::json!({"timeScale": -1})),
+            "timeScale: `-1` is not a number >= 0"
+        );
+        assert_eq!(
+            bad(serde_json::json!({"control": "yes"})),
+            "control: must be a boolean"
+        );
+        assert_eq!(
+            bad(serde_json::json!({"keys": []})),
+            "keys: must be a non-empty array"
+        );
+        assert_eq!(
+            bad(serde_json::json!({"keys": ["a b"]})),
+            "keys[0]: the key must be non-empty without spaces"
+        );
+        assert_eq!(
+            bad(serde_json::json!({"rateLimt": 5})),
+            "unknown option `rateLimt`"
+        );
+    }
+
+    #[test]
+    fn start_lines_name_keys_and_orgs() {
+        let c = Config::from_args(args(&["--key", "a:org_a", "--key", "b:"])).unwrap();
+        assert_eq!(
+            c.start_lines("http://127.0.0.1:1"),
+            "docauto emulator listening on http://127.0.0.1:1\naccepted dev keys: a (org org_a), b (org <none>)"
+        );
     }
 
     #[test]

@@ -11,6 +11,9 @@
 //! - `DELETE /__emulator/faults` clears queued faults.
 //! - `POST /__emulator/credits` `{org, exhausted}`: starts (verbs, agent runs, realtime sessions) of that
 //!   organization answer 402 `credits_exhausted` while `exhausted` is true; reads, cancel, keep, deletes still work.
+//! - `GET /__emulator/state`: the state as the `--state` snapshot holds it, read without bringing any run up to date
+//!   (what a test checks when a read would change what it checks), the secrets left out: no signing key, and the
+//!   keys of agent runs and the tickets of realtime sessions as `"redacted"`.
 
 use crate::app::{FaultKind, Shared};
 use crate::error::{ApiError, ApiResult};
@@ -28,6 +31,25 @@ fn clock_json(app: &Shared) -> Value {
 /// `GET /__emulator/clock`.
 pub async fn clock(State(app): State<Shared>) -> Json<Value> {
     Json(clock_json(&app))
+}
+
+/// `GET /__emulator/state`.
+pub async fn state(State(app): State<Shared>) -> ApiResult<Json<Value>> {
+    let mut v = serde_json::to_value(&*crate::util::lock(&app.state))
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    if let Some(o) = v.as_object_mut() {
+        o.remove("signing_secret");
+        for (collection, secret) in [("agent_runs", "key"), ("realtime", "ticket")] {
+            if let Some(Value::Object(items)) = o.get_mut(collection) {
+                for item in items.values_mut().filter_map(Value::as_object_mut) {
+                    if item.contains_key(secret) {
+                        item.insert(secret.into(), "redacted".into());
+                    }
+                }
+            }
+        }
+    }
+    Ok(Json(v))
 }
 
 /// `POST /__emulator/clock/advance`.

@@ -2,7 +2,7 @@
 
 use crate::app::{App, Shared};
 use crate::error::{ApiError, ApiResult};
-use crate::http_client::FetchError;
+use crate::host::FetchError;
 use crate::state::{FileRec, State};
 use crate::util::{b64url, iso, lock, new_id};
 use axum::body::Bytes;
@@ -166,9 +166,9 @@ pub async fn fetch_document(
         return Err(ApiError::field(path, "must be an http or https URL"));
     }
     let res = app
-        .http
+        .host
         .send(
-            hyper::Method::GET,
+            axum::http::Method::GET,
             url,
             &[("user-agent", "docauto-emulator".into())],
             Bytes::new(),
@@ -199,7 +199,7 @@ pub async fn fetch_document(
     if f.body.is_empty() {
         return Err(fetch_failed("the source sent an empty body".into()));
     }
-    if !f.headers.contains_key(hyper::header::CONTENT_LENGTH) {
+    if !f.headers.contains_key(axum::http::header::CONTENT_LENGTH) {
         return Err(ApiError::new(
             StatusCode::BAD_GATEWAY,
             "file_upload_failed",
@@ -209,7 +209,7 @@ pub async fn fetch_document(
     let name = name_from_url(url);
     let ct = f
         .headers
-        .get(hyper::header::CONTENT_TYPE)
+        .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok());
     let mime = sniff_mime(ct, &name, &f.body);
     Ok((f.body.to_vec(), mime, name))
@@ -371,9 +371,9 @@ pub async fn get(
 }
 
 /// Largest upload (`PUT /uploads/:token`): the emulator's one document size limit, as for a source fetched by URL
-/// ([`crate::http_client::MAX_BODY`], 25 MiB, over which a source is `file_ineligible`). The spec gives no maximum
+/// ([`crate::host::MAX_BODY`], 25 MiB, over which a source is `file_ineligible`). The spec gives no maximum
 /// file size ("not shown"). A larger upload is refused unread with 413 `payload_too_large`.
-pub const MAX_UPLOAD_BYTES: usize = crate::http_client::MAX_BODY;
+pub const MAX_UPLOAD_BYTES: usize = crate::host::MAX_BODY;
 
 /// `PUT /uploads/:token` (the signed upload address; no bearer).
 pub async fn upload(

@@ -13,7 +13,7 @@ pub mod documents;
 pub mod error;
 pub mod extract;
 pub mod files;
-pub mod http_client;
+pub mod host;
 pub mod idempotency;
 pub mod realtime;
 pub mod redact;
@@ -25,44 +25,14 @@ pub mod util;
 pub mod verbs;
 pub mod webhooks;
 
-use crate::app::{App, Shared};
+use crate::app::Shared;
 pub use crate::config::Config;
 use crate::error::ApiError;
+#[cfg(not(target_arch = "wasm32"))]
+pub use crate::host::{serve, Handle};
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
 use axum::Router;
-use std::net::SocketAddr;
-use std::sync::Arc;
-
-/// A running emulator.
-pub struct Handle {
-    /// The bound address (useful with port 0).
-    pub addr: SocketAddr,
-    /// Shared state (tests may inspect it).
-    pub app: Shared,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Handle {
-    /// `http://ADDR`.
-    pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    /// Stops accepting, lets requests in flight end, and writes the state file.
-    ///
-    /// # Errors
-    /// The state file could not be written.
-    pub async fn shutdown(mut self) -> Result<(), String> {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        let _ = (&mut self.task).await;
-        self.app.request_snapshot();
-        self.app.persist().await
-    }
-}
 
 /// The full router for an app.
 pub fn router(app: Shared) -> Router {
@@ -119,7 +89,7 @@ pub fn router(app: Shared) -> Router {
             "/uploads/{token}",
             put(files::upload).layer(DefaultBodyLimit::max(files::MAX_UPLOAD_BYTES)),
         )
-        .route("/v1/realtime/socket", get(realtime::socket))
+        .route("/v1/realtime/socket", get(host::socket))
         .route("/downloads/{id}", get(files::download))
         .route("/envelopes/{id}", get(verbs::envelope_get))
         .route("/envelopes/{id}/sign", post(verbs::envelope_sign));
@@ -132,6 +102,7 @@ pub fn router(app: Shared) -> Router {
                 post(control::push_fault).delete(control::clear_faults),
             )
             .route("/__emulator/credits", post(control::credits))
+            .route("/__emulator/state", get(control::state))
             .route(
                 "/__emulator/agent-runs/{id}/{op}",
                 post(control::agent_run_control),
@@ -183,45 +154,4 @@ async fn method_not_allowed() -> ApiError {
         "method_not_allowed",
         "this route does not take that method",
     )
-}
-
-/// Binds and serves in the background.
-///
-/// # Errors
-/// A message when the address cannot be bound, an agent file or the state file is invalid.
-pub async fn serve(config: Config) -> Result<Handle, String> {
-    let listener = tokio::net::TcpListener::bind(config.addr)
-        .await
-        .map_err(|e| format!("--addr {}: cannot bind: {e}", config.addr))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let agents = agents::load(config.agents_dir.as_deref())?;
-    let state = match &config.state {
-        Some(p) => app::load_state(p)?,
-        None => state::State::default(),
-    };
-    let http = http_client::HttpClient::new(config.ca_file.as_deref())?;
-    let app = Arc::new(App::new(
-        config,
-        format!("http://{addr}"),
-        agents,
-        state,
-        http,
-    ));
-    app.open_store()?;
-    runs::spawn_sweeper(&app);
-    let router = router(app.clone());
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, router)
-            .with_graceful_shutdown(async {
-                let _ = rx.await;
-            })
-            .await;
-    });
-    Ok(Handle {
-        addr,
-        app,
-        shutdown: Some(tx),
-        task,
-    })
 }

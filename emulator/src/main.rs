@@ -16,11 +16,6 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let keys: Vec<String> = config
-        .keys
-        .iter()
-        .map(|k| format!("{} (org {})", k.key, k.org.as_deref().unwrap_or("<none>")))
-        .collect();
     let handle = match serve(config).await {
         Ok(h) => h,
         Err(e) => {
@@ -28,9 +23,7 @@ async fn main() {
             std::process::exit(1);
         }
     };
-    println!("docauto emulator listening on {}", handle.base_url());
-    // Dev keys are printed on purpose: they are local test keys the user chose or the documented default.
-    println!("accepted dev keys: {}", keys.join(", "));
+    println!("{}", handle.app.config.start_lines(&handle.base_url()));
     let _ = tokio::signal::ctrl_c().await;
     if let Err(e) = handle.shutdown().await {
         eprintln!("docauto-emulator: {e}");

@@ -9,12 +9,11 @@ use crate::app::Shared;
 use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ApiResult};
+use crate::host::{self, Frame, Socket};
 use crate::state::RtSession;
 use crate::util::{iso, lock, new_id};
 use axum::body::Bytes;
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, RawQuery, State as AxState};
-use axum::response::Response;
+use axum::extract::{Path, State as AxState};
 use axum::{Extension, Json};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -123,33 +122,23 @@ pub async fn get(
     Ok(Json(v))
 }
 
-/// `GET /v1/realtime/socket?ticket=...`: always upgrades; ticket problems are reported in the socket.
-pub async fn socket(
-    AxState(app): AxState<Shared>,
-    RawQuery(q): RawQuery,
-    ws: WebSocketUpgrade,
-) -> Response {
-    let q = body::query_pairs(q.as_deref());
-    let ticket = body::q_get(&q, "ticket").unwrap_or_default();
-    ws.on_upgrade(move |socket| run_socket(app, ticket, socket))
+/// The ticket of a socket request's query (`?ticket=...`; empty when missing).
+pub fn ticket_of(query: Option<&str>) -> String {
+    let q = body::query_pairs(query);
+    body::q_get(&q, "ticket").unwrap_or_default()
 }
 
-async fn send_json(ws: &mut WebSocket, v: Value) -> bool {
-    ws.send(Message::Text(v.to_string().into())).await.is_ok()
+async fn send_json(ws: &mut impl Socket, v: Value) -> bool {
+    ws.send_text(v.to_string()).await
 }
 
-async fn fail(ws: &mut WebSocket, code: &str, message: &str, close: u16) {
+async fn fail(ws: &mut impl Socket, code: &str, message: &str, close: u16) {
     let _ = send_json(
         ws,
         json!({"type": "error", "code": code, "message": message}),
     )
     .await;
-    let _ = ws
-        .send(Message::Close(Some(CloseFrame {
-            code: close,
-            reason: code.to_string().into(),
-        })))
-        .await;
+    ws.close(close, code).await;
 }
 
 /// Energy-based segmenter over PCM16 samples.
@@ -287,7 +276,9 @@ fn close_session(app: &Shared, id: &str) {
     }
 }
 
-async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
+/// The socket protocol on an upgraded connection (the host does the upgrade: `host::socket` natively, the JS server
+/// of `startEmulator` on wasm): claims the ticket, then reads frames until `stop`, a close, an error or the idle limit.
+pub async fn run_socket(app: Shared, ticket: String, mut ws: impl Socket) {
     let now = app.now_ms();
     let claimed = {
         let mut st = lock(&app.state);
@@ -340,16 +331,16 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
     };
     let idle = Duration::from_millis(idle_ms);
     loop {
-        let msg = match tokio::time::timeout(idle, ws.recv()).await {
+        let msg = match host::timeout(idle, ws.recv()).await {
             Err(_) => {
                 fail(&mut ws, "idle_timeout", "no frame for 30 seconds", 4408).await;
                 break;
             }
-            Ok(None) | Ok(Some(Err(_))) => break,
-            Ok(Some(Ok(m))) => m,
+            Ok(None) => break,
+            Ok(Some(m)) => m,
         };
         match msg {
-            Message::Binary(b) => {
+            Frame::Binary(b) => {
                 if b.len() % 2 != 0 {
                     fail(
                         &mut ws,
@@ -377,8 +368,8 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
                     }
                 }
             }
-            Message::Text(t) => {
-                let kind = serde_json::from_str::<Value>(t.as_str())
+            Frame::Text(t) => {
+                let kind = serde_json::from_str::<Value>(&t)
                     .ok()
                     .and_then(|v| v.get("type").and_then(Value::as_str).map(String::from));
                 match kind.as_deref() {
@@ -389,12 +380,7 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
                             let _ = send_json(&mut ws, f).await;
                         }
                         let _ = send_json(&mut ws, usage(&app, &id)).await;
-                        let _ = ws
-                            .send(Message::Close(Some(CloseFrame {
-                                code: 1000,
-                                reason: "stop".into(),
-                            })))
-                            .await;
+                        ws.close(1000, "stop").await;
                         break;
                     }
                     _ => {
@@ -409,8 +395,7 @@ async fn run_socket(app: Shared, ticket: String, mut ws: WebSocket) {
                     }
                 }
             }
-            Message::Close(_) => break,
-            Message::Ping(_) | Message::Pong(_) => {}
+            Frame::Control => {}
         }
     }
     close_session(&app, &id);

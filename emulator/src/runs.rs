@@ -6,6 +6,7 @@ use crate::auth::Caller;
 use crate::body;
 use crate::error::{ApiError, ApiResult};
 use crate::files::file_entry;
+use crate::host::{self, Instant};
 use crate::state::{CapRun, PendingEvent, Space, State, WebhookRef};
 use crate::util::{iso, lock, new_id};
 use axum::body::Bytes;
@@ -14,7 +15,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// After ttl purge, reads answer 410 `run_expired` for this long (emulator time), then 404.
 pub const PURGE_GRACE_MS: i64 = 24 * 3600 * 1000;
@@ -193,16 +194,16 @@ pub fn sweep(st: &mut State, now: i64) -> Outbox {
 /// Runs [`sweep`] every [`SWEEP_MS`] until the app is dropped.
 pub fn spawn_sweeper(app: &Shared) {
     let weak = std::sync::Arc::downgrade(app);
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_millis(SWEEP_MS));
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    app.host.spawn(async move {
         loop {
-            tick.tick().await;
-            let Some(app) = weak.upgrade() else { return };
-            let now = app.now_ms();
-            let out = sweep(&mut lock(&app.state), now);
-            let _ = app.persist().await;
-            dispatch(&app, out);
+            {
+                let Some(app) = weak.upgrade() else { return };
+                let now = app.now_ms();
+                let out = sweep(&mut lock(&app.state), now);
+                let _ = app.persist().await;
+                dispatch(&app, out);
+            }
+            host::sleep(Duration::from_millis(SWEEP_MS)).await;
         }
     });
 }
@@ -387,7 +388,7 @@ pub async fn hold(app: &Shared, c: &Caller, id: &str, wait: u64) -> ApiResult<Ca
             return Ok(run);
         }
         let left = deadline.saturating_duration_since(Instant::now());
-        tokio::time::sleep(left.min(Duration::from_millis(25))).await;
+        host::sleep(left.min(Duration::from_millis(25))).await;
     }
 }
 

@@ -31,7 +31,7 @@ impl std::fmt::Debug for Signer {
 impl Signer {
     /// A fresh random key.
     pub fn generate() -> Signer {
-        Signer::from_key(SigningKey::random(&mut rand::rngs::OsRng))
+        Signer::from_key(SigningKey::random(&mut crate::host::OsRng))
     }
 
     /// Restores a key from its 32-byte secret scalar.

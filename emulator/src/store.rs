@@ -12,6 +12,10 @@
 //!   crash between a compaction's rename and the journal's truncation) are skipped. A torn last line (a crash
 //!   during an append, never acknowledged) is dropped; a bad line followed by good ones is a start error.
 //!
+//! This module is the format, pure (it builds and reads the bytes); the files themselves are written and read by the
+//! native host (`host::native::files`: [`crate::host::Journal`], [`crate::host::load_state`]). The wasm build has no
+//! files: it takes a snapshot in at start and hands one out (`snapshot()`), in this same format.
+//!
 //! Why a journal rather than SQLite: the state is one in-memory map per collection already, every change goes
 //! through [`crate::state::Tracked`], and a journal of those changes needs no new dependency and no C build; the
 //! SQLite route (`rusqlite` with `bundled`) would compile SQLite's C amalgamation on every fresh CI machine and
@@ -21,7 +25,6 @@ use crate::state::{State, Tracked};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Journal size that triggers a compaction (a new snapshot, an empty journal).
@@ -32,13 +35,6 @@ pub fn journal_path(state: &Path) -> PathBuf {
     let mut s = state.as_os_str().to_owned();
     s.push(".journal");
     PathBuf::from(s)
-}
-
-/// The open journal.
-pub struct Journal {
-    path: PathBuf,
-    file: std::fs::File,
-    bytes: u64,
 }
 
 fn changes<V: Serialize>(out: &mut Map<String, Value>, name: &str, t: &mut Tracked<V>) {
@@ -128,28 +124,32 @@ fn apply(st: &mut State, rec: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// Loads the snapshot and replays the journal (missing files: empty state).
+/// The JSON of a whole state: the snapshot format.
+///
+/// # Errors
+/// Serialization failed (it does not for these types).
+pub fn snapshot_bytes(st: &State) -> Result<Vec<u8>, String> {
+    serde_json::to_vec(st).map_err(|e| e.to_string())
+}
+
+/// A state from a snapshot and a journal (`None`: missing, an empty state / nothing to replay). `snapshot_name` and
+/// `journal_name` name them in errors.
 ///
 /// # Errors
 /// A snapshot or a journal line (other than a torn last one) that is not the emulator's.
-pub fn load(path: &Path) -> Result<State, String> {
-    let mut st = match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice::<State>(&bytes).map_err(|e| {
-            format!(
-                "--state: {} is not an emulator state file: {e}",
-                path.display()
-            )
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => State::default(),
-        Err(e) => return Err(format!("--state: cannot read {}: {e}", path.display())),
+pub fn decode(
+    snapshot: Option<&[u8]>,
+    journal: Option<&[u8]>,
+    snapshot_name: &str,
+    journal_name: &str,
+) -> Result<State, String> {
+    let mut st = match snapshot {
+        Some(bytes) => serde_json::from_slice::<State>(bytes)
+            .map_err(|e| format!("{snapshot_name} is not an emulator state file: {e}"))?,
+        None => State::default(),
     };
-    let jpath = journal_path(path);
-    let bytes = match std::fs::read(&jpath) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(format!("--state: cannot read {}: {e}", jpath.display())),
-    };
-    let lines: Vec<&[u8]> = bytes
+    let lines: Vec<&[u8]> = journal
+        .unwrap_or_default()
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .collect();
@@ -162,15 +162,13 @@ pub fn load(path: &Path) -> Result<State, String> {
                 if rec.get("lsn").and_then(Value::as_u64).unwrap_or(0) <= since {
                     continue;
                 }
-                apply(&mut st, &rec)
-                    .map_err(|e| format!("--state: {} line {}: {e}", jpath.display(), i + 1))?;
+                apply(&mut st, &rec).map_err(|e| format!("{journal_name} line {}: {e}", i + 1))?;
             }
             // a crash during an append leaves a torn last line: it was never acknowledged
             Err(_) if i + 1 == lines.len() => break,
             Err(e) => {
                 return Err(format!(
-                    "--state: {} line {} is not a journal entry: {e}",
-                    jpath.display(),
+                    "{journal_name} line {} is not a journal entry: {e}",
                     i + 1
                 ))
             }
@@ -180,155 +178,10 @@ pub fn load(path: &Path) -> Result<State, String> {
     Ok(st)
 }
 
-fn sync_dir(path: &Path) {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-}
-
-impl Journal {
-    /// Writes a snapshot of `st` and opens an empty journal next to it.
-    ///
-    /// # Errors
-    /// The I/O error text.
-    pub fn create(path: &Path, st: &mut State) -> Result<Journal, String> {
-        write_snapshot(path, st)?;
-        let jpath = journal_path(path);
-        // append mode: every write goes to the end, also after `truncate` (a plain write handle would keep its old
-        // offset and leave a hole of zero bytes at the start of the emptied journal)
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&jpath)
-            .map_err(|e| format!("--state: cannot open {}: {e}", jpath.display()))?;
-        file.set_len(0)
-            .and_then(|_| file.sync_all())
-            .map_err(|e| format!("--state: cannot sync {}: {e}", jpath.display()))?;
-        sync_dir(&jpath);
-        Ok(Journal {
-            path: jpath,
-            file,
-            bytes: 0,
-        })
-    }
-
-    /// Appends one line and makes it durable.
-    ///
-    /// # Errors
-    /// The I/O error text.
-    pub fn append(&mut self, line: &[u8]) -> Result<(), String> {
-        self.file
-            .write_all(line)
-            .and_then(|_| self.file.sync_data())
-            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
-        self.bytes += line.len() as u64;
-        Ok(())
-    }
-
-    /// Whether the journal should be compacted.
-    pub fn wants_compaction(&self) -> bool {
-        self.bytes >= COMPACT_BYTES
-    }
-
-    /// Empties the journal after a snapshot holds everything it had.
-    ///
-    /// # Errors
-    /// The I/O error text.
-    pub fn truncate(&mut self) -> Result<(), String> {
-        self.file
-            .set_len(0)
-            .and_then(|_| self.file.sync_all())
-            .map_err(|e| format!("cannot truncate {}: {e}", self.path.display()))?;
-        self.bytes = 0;
-        Ok(())
-    }
-}
-
-/// Writes the whole state as the snapshot (temp file, fsync, rename, fsync of the folder).
-///
-/// # Errors
-/// The I/O error text.
-pub fn write_snapshot(path: &Path, st: &mut State) -> Result<(), String> {
-    let bytes = serde_json::to_vec(&*st).map_err(|e| e.to_string())?;
-    clear_changes(st);
-    write_snapshot_bytes(path, &bytes)
-}
-
-/// Writes prepared snapshot bytes (temp file, fsync, rename, fsync of the folder).
-///
-/// # Errors
-/// The I/O error text.
-pub fn write_snapshot_bytes(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let tmp = path.with_extension("tmp");
-    let res = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    res.map_err(|e| format!("cannot write state file {}: {e}", path.display()))?;
-    sync_dir(path);
-    Ok(())
-}
-
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::state::Endpoint;
-
-    fn ep(url: &str) -> Endpoint {
-        Endpoint {
-            id: "whe_a".into(),
-            org: "org_demo".into(),
-            url: url.into(),
-            events: None,
-            disabled: false,
-            created_ms: 0,
-            seq: 1,
-        }
-    }
-
-    fn tmp(name: &str) -> PathBuf {
-        let p = std::env::temp_dir().join(format!(
-            "docauto-emu-store-{}-{name}.json",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_file(&p);
-        let _ = std::fs::remove_file(journal_path(&p));
-        p
-    }
-
-    /// A compaction snapshots changes that were never journaled; if the process dies before the journal is emptied,
-    /// replaying the journal's older lines over that snapshot must not bring back older versions.
-    #[test]
-    fn journal_lines_already_in_the_snapshot_are_skipped() {
-        let path = tmp("lsn");
-        let mut st = State::default();
-        let mut j = Journal::create(&path, &mut st).unwrap();
-        st.endpoints
-            .insert("whe_a".into(), ep("https://v1.example/hook"));
-        j.append(&take_changes(&mut st).unwrap()).unwrap();
-        st.endpoints.get_mut("whe_a").unwrap().url = "https://v2.example/hook".into();
-        // compaction: snapshot (holds v2, never journaled), then a crash before the journal is emptied
-        write_snapshot(&path, &mut st).unwrap();
-        let back = load(&path).unwrap();
-        assert_eq!(back.endpoints["whe_a"].url, "https://v2.example/hook");
-        // after the truncation, new lines replay over the snapshot
-        j.truncate().unwrap();
-        st.endpoints.get_mut("whe_a").unwrap().url = "https://v3.example/hook".into();
-        j.append(&take_changes(&mut st).unwrap()).unwrap();
-        st.endpoints.remove("whe_a");
-        st.endpoints
-            .insert("whe_b".into(), ep("https://b.example/hook"));
-        j.append(&take_changes(&mut st).unwrap()).unwrap();
-        let back = load(&path).unwrap();
-        assert!(!back.endpoints.contains_key("whe_a"), "a removal replays");
-        assert_eq!(back.endpoints["whe_b"].url, "https://b.example/hook");
-        assert_eq!(back.journal_lsn, st.journal_lsn);
-    }
 
     #[test]
     fn nothing_changed_writes_nothing() {

@@ -11,7 +11,7 @@ pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A random identifier `prefix` + 24 lowercase alphanumerics.
 pub fn new_id(prefix: &str) -> String {
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    let mut rng = rand::thread_rng();
+    let mut rng = crate::host::rng();
     let mut out = String::with_capacity(prefix.len() + 24);
     out.push_str(prefix);
     for _ in 0..24 {

@@ -297,9 +297,9 @@ async fn attempt(app: &App, org: &str, w: &WebhookRef, ev: &mut PendingEvent) ->
         ("user-agent", "docauto-emulator-webhooks".to_string()),
     ];
     let res = app
-        .http
+        .host
         .send(
-            hyper::Method::POST,
+            axum::http::Method::POST,
             &url,
             &headers,
             Bytes::from(body),
@@ -370,7 +370,7 @@ pub async fn deliver_agent_events(app: &App, run_id: &str, retries: bool) {
                     Attempt::Failed => {}
                 }
                 if let Some(ms) = AGENT_LADDER_MS.get(i) {
-                    tokio::time::sleep(Duration::from_millis(app.config.scaled_ms(*ms))).await;
+                    crate::host::sleep(Duration::from_millis(app.config.scaled_ms(*ms))).await;
                 }
             }
             Some(ev)
@@ -394,7 +394,8 @@ pub async fn deliver_agent_events(app: &App, run_id: &str, retries: bool) {
 /// Delivers a capability-run event in the background: 5 attempts, waits 10, 20, 40, 80 s (scaled, each at most
 /// 5 minutes); then the event is dropped.
 pub fn spawn_cap_delivery(app: Shared, org: String, w: WebhookRef, mut ev: PendingEvent) {
-    tokio::spawn(async move {
+    let bg = app.clone();
+    bg.host.spawn(async move {
         for i in 0..=CAP_LADDER_MS.len() {
             match attempt(&app, &org, &w, &mut ev).await {
                 Attempt::Delivered | Attempt::Dropped => return,
@@ -402,7 +403,7 @@ pub fn spawn_cap_delivery(app: Shared, org: String, w: WebhookRef, mut ev: Pendi
             }
             if let Some(ms) = CAP_LADDER_MS.get(i) {
                 let wait = app.config.scaled_ms(*ms).min(300_000);
-                tokio::time::sleep(Duration::from_millis(wait)).await;
+                crate::host::sleep(Duration::from_millis(wait)).await;
             }
         }
     });

@@ -75,7 +75,7 @@ async fn queued_run_stays_queued_until_a_read_then_processes() {
     let id = r.body["id"].as_str().unwrap().to_string();
     post(&h, "/__emulator/clock/advance", json!({"seconds": 60})).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let status = h.app.state.lock().unwrap().agent_runs[&id].status.clone();
+    let status = h.state().await["agent_runs"][&id]["status"].clone();
     assert_eq!(status, "queued", "nothing moves without a read");
     let r = get(&h, &format!("/v1/agent-runs/{id}?wait=10")).await;
     assert_eq!(r.body["status"], "completed");
@@ -243,7 +243,7 @@ async fn task_files_join_output_files() {
     assert_eq!(run.body["output"]["files"][0]["id"], extra);
 }
 
-async fn to_before_gate(h: &docauto_emulator::Handle) -> (String, serde_json::Value) {
+async fn to_before_gate(h: &Emu) -> (String, serde_json::Value) {
     let r = start_run(
         h,
         "agt_contract_review",

@@ -20,7 +20,7 @@ fn schema() -> Value {
     }})
 }
 
-async fn text_file(_h: &docauto_emulator::Handle) -> Value {
+async fn text_file(_h: &Emu) -> Value {
     let base = doc_server(vec![(
         "/invoice.txt",
         "text/plain",

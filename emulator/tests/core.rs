@@ -376,7 +376,7 @@ async fn dropped_connection_fault_commits_the_work_first() {
     let h = start_fast().await;
     post(&h, "/__emulator/faults", json!({"kind": "drop_connection"})).await;
     let url = format!("{}/v1/webhooks", h.base_url());
-    let res = docauto_emulator::http_client::HttpClient::default()
+    let res = docauto_emulator::host::HttpClient::default()
         .send(
             hyper::Method::POST,
             &url,

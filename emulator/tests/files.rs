@@ -14,8 +14,8 @@ async fn put(
     url: &str,
     content_type: &str,
     body: impl Into<bytes::Bytes>,
-) -> docauto_emulator::http_client::Fetched {
-    docauto_emulator::http_client::HttpClient::default()
+) -> docauto_emulator::host::Fetched {
+    docauto_emulator::host::HttpClient::default()
         .send(
             hyper::Method::PUT,
             url,

@@ -200,12 +200,42 @@ async fn an_untrusted_certificate_fails_the_fetch_and_the_delivery() {
 async fn a_ca_file_without_certificates_is_a_start_error() {
     let p = std::env::temp_dir().join(format!("docauto-emu-{}-empty.pem", std::process::id()));
     std::fs::write(&p, "not a certificate\n").unwrap();
-    let cfg = docauto_emulator::Config::from_args(
-        ["--addr", "127.0.0.1:0", "--ca-file", p.to_str().unwrap()]
-            .iter()
-            .map(|s| s.to_string()),
-    )
-    .unwrap();
-    let err = docauto_emulator::serve(cfg).await.err().unwrap();
-    assert!(err.contains("--ca-file"), "{err}");
+    let err = start_err(&["--ca-file", p.to_str().unwrap()]).await;
+    assert_eq!(
+        err,
+        format!("--ca-file: {} holds no PEM certificate", p.display())
+    );
+}
+
+/// `npx docauto-emulator --ca-file` runs itself again with the CA (Node reads extra roots only at start): killing the
+/// command must not leave that second process serving. Before the child was tied to its parent, it did.
+#[tokio::test]
+async fn a_killed_emulator_with_a_ca_file_leaves_nothing_serving() {
+    let tls = tls_server("killed").await;
+    let h = start(&["--ca-file", tls.ca_file.to_str().unwrap()]).await;
+    let url = format!("{}/v1/webhooks/jwks.json", h.base_url());
+    let client = docauto_emulator::host::HttpClient::default();
+    let get = || {
+        client.send(
+            axum::http::Method::GET,
+            &url,
+            &[],
+            bytes::Bytes::new(),
+            Duration::from_secs(2),
+        )
+    };
+    assert_eq!(get().await.unwrap().status, 200);
+    h.kill().await;
+    let mut answered = true;
+    for _ in 0..50 {
+        if get().await.is_err() {
+            answered = false;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        !answered,
+        "{url} still answers 5 s after the emulator was killed"
+    );
 }

@@ -34,13 +34,7 @@ async fn slow_doc_server(delay: Duration) -> (String, Arc<AtomicUsize>) {
     (format!("http://{addr}/invoice.txt"), fetches)
 }
 
-async fn fire(
-    h: &docauto_emulator::Handle,
-    path: &str,
-    body: Value,
-    key: &str,
-    n: usize,
-) -> Vec<Resp> {
+async fn fire(h: &Emu, path: &str, body: Value, key: &str, n: usize) -> Vec<Resp> {
     let calls = (0..n).map(|_| {
         let body = body.clone();
         async move {
@@ -88,9 +82,10 @@ async fn concurrent_agent_run_starts_with_one_key_make_one_run() {
     )
     .await;
     let id = one_run_many_replays(&rs);
-    let st = h.app.state.lock().unwrap();
-    assert_eq!(st.agent_runs.len(), 1, "exactly one agent run stored");
-    assert!(st.agent_runs.contains_key(&id));
+    let st = h.state().await;
+    let runs = st["agent_runs"].as_object().unwrap();
+    assert_eq!(runs.len(), 1, "exactly one agent run stored");
+    assert!(runs.contains_key(&id));
     assert_eq!(
         fetches.load(Ordering::SeqCst),
         1,
@@ -111,7 +106,7 @@ async fn concurrent_verb_calls_with_one_key_make_one_run() {
     )
     .await;
     let id = one_run_many_replays(&rs);
-    assert_eq!(h.app.state.lock().unwrap().runs.len(), 1);
+    assert_eq!(h.state().await["runs"].as_object().unwrap().len(), 1);
     assert!(id.starts_with("par_"));
     assert_eq!(fetches.load(Ordering::SeqCst), 1);
 }

@@ -19,7 +19,7 @@ const SIBLING: &str = "k_sibling";
 /// (method, path, body, keys that must be refused, expected status)
 type Attack<'a> = (&'a str, String, Option<Value>, &'a [&'a str], u16);
 
-async fn owner_get(h: &docauto_emulator::Handle, path: &str) -> (u16, Value) {
+async fn owner_get(h: &Emu, path: &str) -> (u16, Value) {
     let r = get(h, path).await;
     (r.status, strip_signed_urls(r.body))
 }
@@ -117,7 +117,7 @@ async fn every_id_route_refuses_another_org_and_leaves_the_owner_untouched() {
     // a run kept into a space that is past its deadline: only an owner's call may close it
     let kept = post(&h, "/v1/parse?wait=10", json!({"file": {"id": file}})).await;
     let kept_id = kept.body["id"].as_str().unwrap().to_string();
-    let exp = docauto_emulator::util::iso(h.app.now_ms() + 60_000);
+    let exp = docauto_emulator::util::iso(h.now_ms().await + 60_000);
     let k = post(
         &h,
         &format!("/v1/runs/{kept_id}/keep"),
@@ -125,17 +125,10 @@ async fn every_id_route_refuses_another_org_and_leaves_the_owner_untouched() {
     )
     .await;
     assert_eq!(k.status, 200, "{:?}", k.body);
-    let space = h
-        .app
-        .state
-        .lock()
+    let space = h.state().await["runs"][&kept_id]["space_id"]
+        .as_str()
         .unwrap()
-        .runs
-        .get(&kept_id)
-        .unwrap()
-        .space_id
-        .clone()
-        .unwrap();
+        .to_string();
     let rts = post(&h, "/v1/realtime/transcriptions", json!({}))
         .await
         .body["id"]
@@ -325,17 +318,17 @@ async fn every_id_route_refuses_another_org_and_leaves_the_owner_untouched() {
 
     // the owner's space was not closed by someone else's call
     {
-        let st = h.app.state.lock().unwrap();
-        assert!(
-            !st.spaces.get(&space).unwrap().closed,
+        let st = h.state().await;
+        assert_eq!(
+            st["spaces"][&space]["closed"], false,
             "space closed by another org"
         );
-        assert!(
-            !st.runs.get(&kept_id).unwrap().deleted,
+        assert_eq!(
+            st["runs"][&kept_id]["deleted"], false,
             "kept run deleted by another org"
         );
-        assert!(
-            !st.runs.get(&par).unwrap().deleted,
+        assert_eq!(
+            st["runs"][&par]["deleted"], false,
             "run deleted by another org"
         );
     }

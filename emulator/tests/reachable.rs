@@ -12,7 +12,7 @@ use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-async fn control(h: &docauto_emulator::Handle, path: &str, body: Value) -> Resp {
+async fn control(h: &Emu, path: &str, body: Value) -> Resp {
     call(
         h,
         "POST",
@@ -124,7 +124,14 @@ async fn unreadable_files_in_a_batch_fire_file_failed_and_fail_their_run() {
 /// Spec, Errors: "`run_too_large` | 4xx | request exceeds dispatch size budget".
 #[tokio::test]
 async fn a_run_over_the_dispatch_budget_is_run_too_large() {
-    let h = start(&["--time-scale", "0.01", "--dispatch-budget", "100"]).await;
+    let h = start(&[
+        "--control",
+        "--time-scale",
+        "0.01",
+        "--dispatch-budget",
+        "100",
+    ])
+    .await;
     let f = ready_file(&h).await; // the invoice is 200 bytes
     let r = post(&h, "/v1/parse", json!({"file": {"id": f}})).await;
     assert_eq!(r.status, 422, "{:?}", r.body);
@@ -137,8 +144,9 @@ async fn a_run_over_the_dispatch_budget_is_run_too_large() {
     )
     .await;
     assert_eq!(a.code(), "run_too_large");
-    assert!(h.app.state.lock().unwrap().runs.is_empty());
-    assert!(h.app.state.lock().unwrap().agent_runs.is_empty());
+    let st = h.state().await;
+    assert_eq!(st["runs"], json!({}));
+    assert_eq!(st["agent_runs"], json!({}));
     // under the budget the same call works
     let h2 = start(&["--time-scale", "0.01", "--dispatch-budget", "1000"]).await;
     let f2 = ready_file(&h2).await;
@@ -189,7 +197,7 @@ async fn ambiguous_capability_and_upstream_error_through_control_faults() {
     );
     // faults are one-shot: the next call works
     assert_eq!(post(&h, "/v1/redact?wait=10", body).await.status, 200);
-    assert!(h.app.state.lock().unwrap().runs.len() == 1);
+    assert_eq!(h.state().await["runs"].as_object().unwrap().len(), 1);
 }
 
 /// Spec, Agent run: `paused` "only while status is `paused`: `reason` is `model_error` or `system_error`. Not a

@@ -24,7 +24,7 @@ fn tone(secs: f64, rate: u32) -> Vec<u8> {
         .collect()
 }
 
-async fn session(h: &docauto_emulator::Handle, body: Value) -> Value {
+async fn session(h: &Emu, body: Value) -> Value {
     let r = post(h, "/v1/realtime/transcriptions", body).await;
     assert_eq!(r.status, 200, "{}", r.body);
     r.body

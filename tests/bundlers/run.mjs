@@ -178,7 +178,7 @@ function must(res, what) {
 function copyWasm(dest) {
   mkdirSync(dest, { recursive: true });
   const pkg = join(SUITE, "node_modules", "docauto");
-  for (const dir of ["", "webhooks", "realtime", "testing"]) {
+  for (const dir of ["", "webhooks", "realtime", "testing", "emulator"]) {
     for (const f of readdirSync(join(pkg, dir, "wasm")).filter((f) => f.endsWith(".wasm"))) {
       cpSync(join(pkg, dir, "wasm", f), join(dest, f));
     }
@@ -382,6 +382,11 @@ function nextCases() {
             const r = await fetch(`${origin}/api/${route}`);
             const text = await r.text();
             if (r.status !== 200 || text !== `{"id":"exr_1","status":"processed"}`) throw new Error(`${r.status} ${text}`);
+          });
+          await check(`${route} route: DocAuto through an in-process docauto/emulator lists its agents`, async () => {
+            const r = await fetch(`${origin}/api/${route}?emulator`);
+            const text = await r.text();
+            if (r.status !== 200 || !JSON.parse(text).agents?.includes("agt_contract_review")) throw new Error(`${r.status} ${text}`);
           });
         }
         if (page) await check(`"use client" page importing docauto/realtime: rendered, then a transcriber constructed in Chromium`, async () => {

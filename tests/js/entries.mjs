@@ -37,6 +37,14 @@ const ENTRIES = [
     has: ["TestSigner", "WebhookVerificationError"],
     lacks: ["DocAuto", "WebhookVerifier", "RealtimeTranscriber"],
   },
+  {
+    name: "docauto/emulator",
+    dir: "emulator/",
+    module: "docauto-emulator.wasm",
+    has: ["createEmulator", "startEmulator"],
+    // the wasm class behind them is not the API
+    lacks: ["DocAuto", "WebhookVerifier", "RealtimeTranscriber", "TestSigner", "Emulator"],
+  },
 ];
 
 for (const entry of ENTRIES) {
@@ -109,6 +117,17 @@ await t.run("the glue's initSync takes a WebAssembly.Module compiled in another 
   glue.initSync({ module: foreign });
   const verifier = new glue.WebhookVerifier({ baseUrl: "https://api.example" });
   assert(typeof verifier.verify === "function", "no verifier");
+});
+
+await t.run("docauto/emulator: no other entry has createEmulator; its shared files import no node: module", async () => {
+  for (const entry of ENTRIES.filter((e) => e.name !== "docauto/emulator")) {
+    assert(!("createEmulator" in (await import(entry.name))), `${entry.name} exports createEmulator`);
+  }
+  // core.js is imported by every entry of it (browsers, workerd, edge too); serve.js loads node:http only when listening
+  const core = readFileSync(new URL("../../pkg/emulator/core.js", import.meta.url), "utf8");
+  assert(!/from\s+["']node:|import\(["']node:/.test(core), "emulator/core.js imports a node: module");
+  const serve = readFileSync(new URL("../../pkg/emulator/serve.js", import.meta.url), "utf8");
+  assert(!/from\s+["']node:/.test(serve), "emulator/serve.js imports a node: module statically");
 });
 
 await t.run("docauto/realtime: a transcriber is constructed with a ticket URL and refuses a bad one with a coded error", async () => {

@@ -181,6 +181,20 @@ async function main() {
     const count = (key) => Number((out.match(new RegExp(`^# ${key} (\\d+)`, "m")) ?? [])[1] ?? -1);
     assert(code === 0 && count("pass") === 2 && count("fail") === 0, `exit ${code}: ${out.slice(-800)}`);
   });
+  await t.run("README emulator-test: the docauto/emulator example passes under node --test and the process ends", async () => {
+    assert(examples["emulator-test"], "README has no emulator-test example");
+    const file = `${outDir}emulator-test.test.mjs`;
+    writeFileSync(file, examples["emulator-test"]);
+    const child = spawn("node", ["--test", "--test-reporter=tap", file], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const code = await new Promise((r) => child.on("close", r));
+    clearTimeout(timer);
+    const count = (key) => Number((out.match(new RegExp(`^# ${key} (\\d+)`, "m")) ?? [])[1] ?? -1);
+    assert(code === 0 && count("pass") === 1 && count("fail") === 0, `exit ${code}: ${out.slice(-800)}`);
+  });
   report("readme examples", t);
 }
 

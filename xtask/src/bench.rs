@@ -13,6 +13,8 @@ const MORE_BEGIN: &str = "<!-- bench-more:begin -->";
 const MORE_END: &str = "<!-- bench-more:end -->";
 const SIZE_BEGIN: &str = "<!-- bench-size:begin -->";
 const SIZE_END: &str = "<!-- bench-size:end -->";
+const EMULATOR_BEGIN: &str = "<!-- bench-emulator:begin -->";
+const EMULATOR_END: &str = "<!-- bench-emulator:end -->";
 
 /// Runs every benchmark and prints its results; with `write`, updates BENCHMARKS.md.
 pub fn bench(write: bool) -> Result<(), String> {
@@ -25,10 +27,18 @@ pub fn bench(write: bool) -> Result<(), String> {
         .ok_or("bench printed no table")?;
     let size = size_bench(&r)?;
 
-    step("cargo build --release -p docauto-emulator (benchmarks run against a release emulator)");
+    step("cargo build --release -p docauto-emulator -p docauto-emulator-bench (benchmarks run against a release emulator)");
     util::run(
         Command::new("cargo")
-            .args(["build", "--release", "-p", "docauto-emulator", "--bins"])
+            .args([
+                "build",
+                "--release",
+                "-p",
+                "docauto-emulator",
+                "-p",
+                "docauto-emulator-bench",
+                "--bins",
+            ])
             .current_dir(&r),
         Duration::from_secs(20 * 60),
     )?;
@@ -48,6 +58,16 @@ pub fn bench(write: bool) -> Result<(), String> {
         &["tests/js/realtime/browser-bench.mjs"],
         &[("DOCAUTO_EMULATOR", &emulator)],
     )?;
+    step("node tests/js/emulator/bench.mjs (docauto/emulator: size, cold start, latency, creations/s beside the native binary)");
+    let wasm_emulator = run_node(
+        &r,
+        &["tests/js/emulator/bench.mjs"],
+        &[("DOCAUTO_EMULATOR", &emulator)],
+    )?;
+    let wasm_emulator = wasm_emulator
+        .split_once("<!-- table -->")
+        .map(|(_, t)| t.trim().to_owned())
+        .ok_or("the emulator bench printed no table")?;
     step("docauto-emulator-bench (requests/s, creations with and without --state, mixed load over 100 000 runs)");
     let load = util::run_capture(
         Command::new(r.join("target/release/docauto-emulator-bench")).current_dir(&r),
@@ -59,13 +79,13 @@ pub fn bench(write: bool) -> Result<(), String> {
     }
 
     let more = format!(
-        "Client (`node tests/js/client/bench.mjs`, SDK vs raw `fetch` in one process: a GET and a POST with a 20 KB schema against the emulator, `runs.waitFor` over 3 polls against a scripted server):\n\n```text\n{}\n```\n\nRealtime (`node tests/js/realtime/bench.mjs`, wasm windowed-sinc resampler + PCM16 framing vs a plain-JS linear resampler, same run):\n\n```text\n{}\n```\n\nRealtime in Chromium (`node tests/js/realtime/browser-bench.mjs`, fake microphone playing speech, emulator on loopback: `start()` to `open` and to the first `partial` vs raw getUserMedia + WebSocket; CPU of all Chromium processes per second of captured audio vs the same microphone into a no-op AudioWorklet, same run):\n\n```text\n{}\n```\n\nEmulator load check (`cargo run --release -p docauto-emulator --bin docauto-emulator-bench`: `GET /v1/agents` throughput; agent-run creations per second in memory and with `--state`; a mixed workload of 100 000 capability runs with ttl 60 s, each created, read and long-polled, one in ten delivering its events to a local receiver, the clock moved 25 h after every 5 000 so the ttl sweep purges and drops them, resident memory after each batch):\n\n```text\n{}\n```",
+        "Client (`node tests/js/client/bench.mjs`, SDK vs raw `fetch` in one process: a GET and a POST with a 20 KB schema against the emulator, `runs.waitFor` over 3 polls against a scripted server):\n\n```text\n{}\n```\n\nRealtime (`node tests/js/realtime/bench.mjs`, wasm windowed-sinc resampler + PCM16 framing vs a plain-JS linear resampler, same run):\n\n```text\n{}\n```\n\nRealtime in Chromium (`node tests/js/realtime/browser-bench.mjs`, fake microphone playing speech, emulator on loopback: `start()` to `open` and to the first `partial` vs raw getUserMedia + WebSocket; CPU of all Chromium processes per second of captured audio vs the same microphone into a no-op AudioWorklet, same run):\n\n```text\n{}\n```\n\nEmulator load check (`cargo run --release -p docauto-emulator-bench`: `GET /v1/agents` throughput; agent-run creations per second in memory and with `--state`; a mixed workload of 100 000 capability runs with ttl 60 s, each created, read and long-polled, one in ten delivering its events to a local receiver, the clock moved 25 h after every 5 000 so the ttl sweep purges and drops them, resident memory after each batch):\n\n```text\n{}\n```",
         summary(&client),
         summary(&realtime),
         summary(&realtime_browser),
         summary(&load.output)
     );
-    println!("\n{table}\n\n{size}\n\n{more}");
+    println!("\n{table}\n\n{size}\n\n{more}\n\n{wasm_emulator}");
     if write {
         let path = r.join("BENCHMARKS.md");
         let doc = std::fs::read_to_string(&path)
@@ -78,6 +98,13 @@ pub fn bench(write: bool) -> Result<(), String> {
             SIZE_BEGIN,
             SIZE_END,
             &size,
+        );
+        let doc = replace_or_append(
+            &doc,
+            "## The emulator's wasm build beside the native binary",
+            EMULATOR_BEGIN,
+            EMULATOR_END,
+            &wasm_emulator,
         );
         std::fs::write(&path, doc).map_err(|e| format!("cannot write BENCHMARKS.md: {e}"))?;
         step("BENCHMARKS.md updated");

@@ -51,6 +51,16 @@ const HIDDEN: &[&str] = &[
 /// The glue export through which the Node, Bun and Deno entries hand `node:crypto` to a module that verifies.
 const NODE_CRYPTO: &str = "__useNodeCrypto";
 
+/// The crate an entry's module is built from.
+enum Source {
+    /// The SDK crate (`docauto`) with these Cargo features; its entry files are generated from pkg-template/ (the
+    /// glue's exports re-exported).
+    Docauto { features: &'static str },
+    /// The emulator crate (`docauto-emulator`, emulator/) as a cdylib; its entry files are written by hand
+    /// (pkg-template/emulator/: `createEmulator`, `startEmulator` and the `docauto-emulator` bin over the glue).
+    Emulator,
+}
+
 /// One entry of the package: its folder, its wasm module and how that module is built.
 pub struct Entry {
     /// The import specifier (`docauto`, `docauto/webhooks`, ...).
@@ -60,26 +70,30 @@ pub struct Entry {
     /// File name of its wasm module, under `<dir>/wasm/`. Distinct per entry: a user whose bundler emits no asset for
     /// `new URL("x.wasm", import.meta.url)` (esbuild) copies every module into one folder next to the bundle.
     pub module: &'static str,
-    /// Cargo features of the module.
-    features: &'static str,
+    /// The crate of the module.
+    source: Source,
     /// Cargo target dir, so the entries do not rebuild each other.
     target_dir: &'static str,
     /// Cargo profile (Cargo.toml): `release` (opt-level 3) for the modules whose calls are speed-bound (the client,
     /// the verifier); `wasm-size` (opt-level "s", the crypto crates at 3) for the test signer; `wasm-realtime` ("z")
-    /// for `docauto/realtime`, whose resampler stays well above its speed floor.
+    /// for `docauto/realtime`, whose resampler stays well above its speed floor; `wasm-emulator` ("z") for the
+    /// emulator, judged on size.
     profile: &'static str,
 }
 
 /// One entry per use, each with its own module: the API client (`docauto`), the webhook verifier (`docauto/webhooks`,
-/// for edge functions), live transcription (`docauto/realtime`, for a page: no API client, no verifier) and the test
+/// for edge functions), live transcription (`docauto/realtime`, for a page: no API client, no verifier), the test
 /// signer (`docauto/testing`, for users' unit tests of their webhook handlers; they take the verifier from
-/// `docauto/webhooks`).
+/// `docauto/webhooks`) and the local emulator (`docauto/emulator`, for users' tests of their app, and the
+/// `docauto-emulator` bin).
 pub const ENTRIES: &[Entry] = &[
     Entry {
         name: "docauto",
         dir: "",
         module: "docauto-client.wasm",
-        features: "client talc-allocator",
+        source: Source::Docauto {
+            features: "client talc-allocator",
+        },
         target_dir: "target/client",
         profile: "release",
     },
@@ -87,7 +101,9 @@ pub const ENTRIES: &[Entry] = &[
         name: "docauto/webhooks",
         dir: "webhooks",
         module: "docauto-webhooks.wasm",
-        features: "webhooks talc-allocator",
+        source: Source::Docauto {
+            features: "webhooks talc-allocator",
+        },
         target_dir: "target/webhooks",
         profile: "release",
     },
@@ -95,7 +111,9 @@ pub const ENTRIES: &[Entry] = &[
         name: "docauto/realtime",
         dir: "realtime",
         module: "docauto-realtime.wasm",
-        features: "realtime talc-allocator",
+        source: Source::Docauto {
+            features: "realtime talc-allocator",
+        },
         target_dir: "target/realtime",
         profile: "wasm-realtime",
     },
@@ -103,10 +121,35 @@ pub const ENTRIES: &[Entry] = &[
         name: "docauto/testing",
         dir: "testing",
         module: "docauto-testing.wasm",
-        features: "testing talc-allocator",
+        source: Source::Docauto {
+            features: "testing talc-allocator",
+        },
         target_dir: "target/testing",
         profile: "wasm-size",
     },
+    Entry {
+        name: "docauto/emulator",
+        dir: "emulator",
+        module: "docauto-emulator.wasm",
+        source: Source::Emulator,
+        target_dir: "target/emulator",
+        profile: "wasm-emulator",
+    },
+];
+
+/// The hand-written files of `docauto/emulator` (pkg-template/emulator/), copied as they are.
+const EMULATOR_FILES: &[&str] = &[
+    "core.js",
+    "serve.js",
+    "index.js",
+    "node.js",
+    "deno.js",
+    "workerd.js",
+    "edge-light.js",
+    "index.cjs",
+    "index.d.ts",
+    "index.d.cts",
+    "bin.js",
 ];
 
 impl Entry {
@@ -139,24 +182,46 @@ pub fn build() -> Result<(), String> {
 
 fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
     let label = entry.name;
-    step(&format!(
-        "{label}: cargo build --profile {} --target wasm32-unknown-unknown -p docauto --lib --no-default-features --features \"{}\"",
-        entry.profile, entry.features
-    ));
-    util::run(
-        Command::new("cargo")
-            .args([
+    // The SDK crate is a cdylib already; the emulator crate is a plain library natively (its tests, its binary), so
+    // its wasm build asks for the cdylib here.
+    let (cargo_args, crate_file): (Vec<&str>, &str) = match entry.source {
+        Source::Docauto { features } => (
+            vec![
                 "build",
-                "--profile",
-                entry.profile,
-                "--target",
-                "wasm32-unknown-unknown",
                 "-p",
                 "docauto",
                 "--lib",
                 "--no-default-features",
                 "--features",
-                entry.features,
+                features,
+            ],
+            "docauto.wasm",
+        ),
+        Source::Emulator => (
+            vec![
+                "rustc",
+                "-p",
+                "docauto-emulator",
+                "--lib",
+                "--crate-type",
+                "cdylib",
+            ],
+            "docauto_emulator.wasm",
+        ),
+    };
+    step(&format!(
+        "{label}: cargo {} --profile {} --target wasm32-unknown-unknown",
+        cargo_args.join(" "),
+        entry.profile
+    ));
+    util::run(
+        Command::new("cargo")
+            .args(&cargo_args)
+            .args([
+                "--profile",
+                entry.profile,
+                "--target",
+                "wasm32-unknown-unknown",
                 "--target-dir",
             ])
             .arg(r.join(entry.target_dir))
@@ -174,7 +239,7 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
                 r.join(entry.target_dir)
                     .join("wasm32-unknown-unknown")
                     .join(entry.profile)
-                    .join("docauto.wasm"),
+                    .join(crate_file),
             )
             .args([
                 "--target",
@@ -195,6 +260,9 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
     let glue_path = wasm_dir.join("docauto.js");
     let glue_js = patch_glue(&read(&glue_path)?, entry.module)?;
     write(&glue_path, &glue_js)?;
+    if let Source::Emulator = entry.source {
+        return write_emulator_files(r, entry, &out, &wasm);
+    }
     let glue_dts = read(&wasm_dir.join("docauto.d.ts"))?;
     let mut values = exported_names(&glue_js, &["class", "function", "const", "let"]);
     // The JS error classes live in a snippet the glue imports: the entries re-export them from that same file, so
@@ -241,6 +309,29 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
         "{label}: exports {} ({} type names); {} {size} bytes",
         values.join(", "),
         types.len(),
+        entry.wasm_path()
+    ));
+    Ok(())
+}
+
+/// `docauto/emulator`'s files: copied from pkg-template/emulator/ (the bin executable), beside its glue and module.
+fn write_emulator_files(r: &Path, entry: &Entry, out: &Path, wasm: &Path) -> Result<(), String> {
+    for name in EMULATOR_FILES {
+        write(
+            &out.join(name),
+            &read(&r.join("pkg-template/emulator").join(name))?,
+        )?;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(out.join("bin.js"), fs::Permissions::from_mode(0o755))
+            .map_err(|e| format!("cannot make emulator/bin.js executable: {e}"))?;
+    }
+    let size = fs::metadata(wasm).map(|m| m.len()).unwrap_or(0);
+    step(&format!(
+        "{}: createEmulator, startEmulator, bin docauto-emulator; {} {size} bytes",
+        entry.name,
         entry.wasm_path()
     ));
     Ok(())
@@ -440,12 +531,18 @@ fn package_json() -> Result<String, String> {
   "exports": {{
 {exports}    "./package.json": "./package.json"
   }},
+  "bin": {{
+    "docauto-emulator": "./emulator/bin.js"
+  }},
   "files": [
     {files}
   ],
   "sideEffects": true,
   "engines": {{
     "node": "^20.19.0 || >=22.12.0"
+  }},
+  "dependencies": {{
+    "ws": "^8.18.0"
   }}
 }}
 "#,

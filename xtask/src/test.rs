@@ -46,6 +46,7 @@ pub fn test() -> Result<bool, String> {
     wasm_bindgen_tests(&mut t, "wasm-chromium", true);
     if setup.is_ok() {
         js_suites(&mut t);
+        emulator_conformance(&mut t);
     } else {
         t.check("package suites", false, "not run: pkg/ was not built");
     }
@@ -133,6 +134,29 @@ fn native(t: &mut Tally) {
         ok.is_ok(),
         "clippy warnings or errors in the wasm build",
     );
+
+    // The emulator's wasm host (`emulator/src/host/wasm`) compiles for wasm32 only. Its library alone: the binary and
+    // the integration tests are native (they listen, spawn processes, use tokio's runtime).
+    step("cargo clippy -p docauto-emulator --lib --target wasm32-unknown-unknown -- -D warnings");
+    let ok = util::run(
+        &mut cargo(&[
+            "clippy",
+            "-p",
+            "docauto-emulator",
+            "--lib",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+        Duration::from_secs(30 * 60),
+    );
+    t.lint(
+        "cargo clippy (emulator wasm32)",
+        ok.is_ok(),
+        "clippy warnings or errors in the emulator's wasm build",
+    );
 }
 
 fn wasm_bindgen_tests(t: &mut Tally, name: &str, browser: bool) {
@@ -202,6 +226,40 @@ fn count_before(s: &str, suffix: &str) -> u64 {
         .next()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
+}
+
+/// Integration tests of the emulator (emulator/tests) that only the native binary passes by design: its per-write
+/// `--state` journal. Every other file is the conformance suite of both builds.
+const NATIVE_ONLY_EMULATOR_TESTS: &[&str] = &["durability"];
+
+/// The emulator's integration tests again, against the npm package's `docauto-emulator` command (the wasm build,
+/// pkg/emulator/bin.js): `DOCAUTO_EMULATOR_BIN` makes their harness start it instead of the native emulator.
+fn emulator_conformance(t: &mut Tally) {
+    let r = root();
+    let name = "cargo test -p docauto-emulator against npx docauto-emulator (wasm build)";
+    let mut files: Vec<String> = match std::fs::read_dir(r.join("emulator/tests")) {
+        Ok(d) => d
+            .flatten()
+            .filter_map(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n.strip_suffix(".rs").map(str::to_owned)
+            })
+            .filter(|n| !NATIVE_ONLY_EMULATOR_TESTS.contains(&n.as_str()))
+            .collect(),
+        Err(e) => return t.check(name, false, &format!("cannot list emulator/tests: {e}")),
+    };
+    files.sort();
+    step(&format!(
+        "{name}: DOCAUTO_EMULATOR_BIN=pkg/emulator/bin.js cargo test -p docauto-emulator --test {}",
+        files.join(" --test ")
+    ));
+    let mut c = cargo(&["test", "-p", "docauto-emulator", "--no-fail-fast"]);
+    for f in &files {
+        c.args(["--test", f]);
+    }
+    c.env("DOCAUTO_EMULATOR_BIN", r.join("pkg/emulator/bin.js"));
+    let res = util::run_capture(&mut c, Duration::from_secs(20 * 60), true);
+    add_libtest(t, name, res);
 }
 
 /// The JS suites: each script prints `RESULT {"suite":..,"passed":N,"failed":M}` lines.
@@ -327,6 +385,26 @@ fn js_suites(t: &mut Tally) {
             "demo: the backend in deno, bun, workerd",
             node("tests/js/demo/runtimes.mjs"),
             180,
+        ),
+        (
+            "docauto/emulator: node, deno, bun (full flow in-process and listening; each process exits after close)",
+            node("tests/js/emulator/runtimes.mjs"),
+            300,
+        ),
+        (
+            "docauto/emulator: one state format for both builds (native --state file, snapshot(), the command's --state)",
+            node("tests/js/emulator/snapshot.mjs"),
+            120,
+        ),
+        (
+            "docauto/emulator: workerd (miniflare)",
+            node("tests/js/emulator/run-workerd.mjs"),
+            240,
+        ),
+        (
+            "docauto/emulator: chromium",
+            node("tests/js/emulator/run-chromium.mjs"),
+            240,
         ),
     ];
     for (name, mut cmd, secs) in suites {

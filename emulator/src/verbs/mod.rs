@@ -280,8 +280,8 @@ async fn finish(
     let bg = app.clone();
     let rid = id.clone();
     let delay = (done_ms - app.now_ms()).max(0) as u64;
-    tokio::spawn(async move {
-        tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+    app.host.spawn(async move {
+        crate::host::sleep(std::time::Duration::from_millis(delay)).await;
         let now = bg.now_ms();
         let out = runs::materialize(&mut lock(&bg.state), &rid, now);
         let _ = bg.persist().await;
@@ -317,7 +317,7 @@ fn stem(name: &str) -> &str {
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> ApiResult<T> {
-    tokio::task::spawn_blocking(f)
+    crate::host::blocking(f)
         .await
         .map_err(|_| ApiError::internal("document processing failed"))
 }

@@ -76,7 +76,7 @@ pub async fn pipeline(
     let pairs: Vec<(Input, DocText)> = inputs.iter().cloned().zip(docs).collect();
     let jobs = plan.into_iter().zip(names.iter().cloned()).map(|(step, cap)| {
         let pairs = pairs.clone();
-        tokio::task::spawn_blocking(move || {
+        crate::host::blocking(move || {
             let mut produced = Vec::new();
             let documents: Vec<Value> = match &step {
                 Step::Extract(schema, cit) => pairs

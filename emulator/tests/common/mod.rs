@@ -1,25 +1,196 @@
-//! Shared test harness: an in-process emulator on 127.0.0.1:0, a JSON client, and a webhook receiver.
+//! Shared test harness: an emulator on 127.0.0.1:0, a JSON client, and a webhook receiver.
+//!
+//! The emulator is the native one, in-process, unless `DOCAUTO_EMULATOR_BIN` names the npm package's
+//! `docauto-emulator` command (`pkg/emulator/bin.js`, the wasm build): then every test starts that command with
+//! the same flags and speaks to it over the same loopback HTTP and WebSocket, so these tests are the conformance
+//! suite of both builds (`cargo xtask test` runs them twice). Tests of what only the native binary promises (the
+//! per-write journal of `--state`) live in `durability.rs`, which the wasm run leaves out.
 #![allow(dead_code)]
 
 use axum::body::Bytes;
 use axum::http::HeaderMap;
-use docauto_emulator::http_client::HttpClient;
-use docauto_emulator::{serve, Config, Handle};
+use docauto_emulator::host::HttpClient;
+use docauto_emulator::{serve, Config};
 use serde_json::Value;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub const KEY: &str = "sk_test_docauto";
 
-pub async fn start(args: &[&str]) -> Handle {
-    let mut all = vec!["--addr", "127.0.0.1:0"];
-    all.extend_from_slice(args);
-    let cfg = Config::from_args(all.iter().map(|s| s.to_string())).unwrap();
-    serve(cfg).await.unwrap()
+/// The npm command under test, when the wasm build is.
+pub fn bin() -> Option<String> {
+    std::env::var("DOCAUTO_EMULATOR_BIN")
+        .ok()
+        .filter(|b| !b.is_empty())
+}
+
+enum Running {
+    Native(docauto_emulator::Handle),
+    Bin(tokio::process::Child),
+}
+
+/// A running emulator of either build.
+pub struct Emu {
+    /// The bound address.
+    pub addr: SocketAddr,
+    running: Running,
+}
+
+impl Emu {
+    /// `http://ADDR`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A clean stop (the native `Handle::shutdown`; SIGINT to the command, which must then exit by itself with 0):
+    /// the `--state` snapshot is written.
+    pub async fn shutdown(self) -> Result<(), String> {
+        match self.running {
+            Running::Native(h) => h.shutdown().await,
+            Running::Bin(mut child) => {
+                let pid = child.id().ok_or("the command already exited")?;
+                let _ = tokio::process::Command::new("kill")
+                    .args(["-INT", &pid.to_string()])
+                    .status()
+                    .await;
+                match tokio::time::timeout(Duration::from_secs(10), child.wait()).await {
+                    Ok(Ok(s)) if s.success() => Ok(()),
+                    Ok(Ok(s)) => Err(format!("the command exited with {s}")),
+                    Ok(Err(e)) => Err(e.to_string()),
+                    Err(_) => Err("the command did not exit within 10 s of SIGINT".into()),
+                }
+            }
+        }
+    }
+
+    /// Ends the emulator without a clean stop: SIGKILL to the command; the native in-process server (which has no
+    /// process of its own) stops as at a clean stop.
+    pub async fn kill(self) {
+        match self.running {
+            Running::Native(h) => h.shutdown().await.unwrap(),
+            Running::Bin(mut child) => {
+                child.start_kill().unwrap();
+                let _ = child.wait().await;
+            }
+        }
+    }
+
+    /// The in-process app of the native build (durability.rs only: the wasm run leaves that file out).
+    pub fn app(&self) -> &docauto_emulator::app::Shared {
+        match &self.running {
+            Running::Native(h) => &h.app,
+            Running::Bin(_) => panic!("an in-process app exists only for the native build"),
+        }
+    }
+
+    /// The state as the snapshot holds it, read through the control API (`--control`) without observing any run.
+    pub async fn state(&self) -> Value {
+        let r = call(self, "GET", "/__emulator/state", None, None, &[]).await;
+        assert_eq!(r.status, 200, "GET /__emulator/state needs --control");
+        r.body
+    }
+
+    /// The emulator clock in unix milliseconds (control API).
+    pub async fn now_ms(&self) -> i64 {
+        let r = call(self, "GET", "/__emulator/clock", None, None, &[]).await;
+        docauto_emulator::util::parse_iso(r.body["now"].as_str().unwrap()).unwrap()
+    }
+}
+
+fn args_with_addr(args: &[&str]) -> Vec<String> {
+    let mut all = vec!["--addr".to_string(), "127.0.0.1:0".to_string()];
+    all.extend(args.iter().map(|s| s.to_string()));
+    all
+}
+
+/// Starts the command under test; `Ok(child, first line)` once it printed its start line, `Err(stderr)` when it
+/// exited instead.
+async fn spawn_bin(bin: &str, args: &[String]) -> Result<(tokio::process::Child, String), String> {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let mut child = tokio::process::Command::new("node")
+        .arg(bin)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start node {bin}: {e}"));
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .expect("no start line within 20 s")
+        .unwrap_or_default();
+    match first {
+        Some(line) => {
+            // the second start line and anything later: read, so the command never blocks on a full pipe
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            let mut stderr = child.stderr.take().unwrap();
+            tokio::spawn(async move {
+                let mut sink = Vec::new();
+                let _ = stderr.read_to_end(&mut sink).await;
+                if !sink.is_empty() {
+                    eprintln!("{}", String::from_utf8_lossy(&sink));
+                }
+            });
+            Ok((child, line))
+        }
+        None => {
+            let mut err = String::new();
+            let _ = child.stderr.take().unwrap().read_to_string(&mut err).await;
+            let _ = child.wait().await;
+            Err(err)
+        }
+    }
+}
+
+pub async fn start(args: &[&str]) -> Emu {
+    let all = args_with_addr(args);
+    match bin() {
+        None => {
+            let h = serve(Config::from_args(all).unwrap()).await.unwrap();
+            Emu {
+                addr: h.addr,
+                running: Running::Native(h),
+            }
+        }
+        Some(bin) => {
+            let (child, line) = spawn_bin(&bin, &all)
+                .await
+                .unwrap_or_else(|e| panic!("the command did not start: {e}"));
+            let url = line
+                .strip_prefix("docauto emulator listening on http://")
+                .unwrap_or_else(|| panic!("not the start line: {line}"));
+            Emu {
+                addr: url.parse().unwrap(),
+                running: Running::Bin(child),
+            }
+        }
+    }
+}
+
+/// The error of a start that must fail: the native `serve` error, or what the command printed (`docauto-emulator:
+/// <the same message>`) before it exited with 1.
+pub async fn start_err(args: &[&str]) -> String {
+    let all = args_with_addr(args);
+    match bin() {
+        None => match Config::from_args(all) {
+            Err(e) => e,
+            Ok(cfg) => serve(cfg).await.err().expect("the start succeeded"),
+        },
+        Some(bin) => match spawn_bin(&bin, &all).await {
+            Ok((_, line)) => panic!("the start succeeded: {line}"),
+            Err(stderr) => stderr
+                .trim()
+                .strip_prefix("docauto-emulator: ")
+                .unwrap_or_else(|| panic!("not the command's error line: {stderr}"))
+                .to_string(),
+        },
+    }
 }
 
 /// Fast defaults: control on, time scale 0.01, http webhooks allowed, a high rate limit.
-pub async fn start_fast() -> Handle {
+pub async fn start_fast() -> Emu {
     start(&[
         "--control",
         "--time-scale",
@@ -49,7 +220,7 @@ impl Resp {
 }
 
 pub async fn call(
-    h: &Handle,
+    h: &Emu,
     method: &str,
     path: &str,
     key: Option<&str>,
@@ -89,11 +260,11 @@ pub async fn call(
     }
 }
 
-pub async fn get(h: &Handle, path: &str) -> Resp {
+pub async fn get(h: &Emu, path: &str) -> Resp {
     call(h, "GET", path, Some(KEY), None, &[]).await
 }
 
-pub async fn post(h: &Handle, path: &str, body: Value) -> Resp {
+pub async fn post(h: &Emu, path: &str, body: Value) -> Resp {
     call(h, "POST", path, Some(KEY), Some(body), &[]).await
 }
 
@@ -191,7 +362,7 @@ pub async fn doc_server(docs: Vec<(&'static str, &'static str, Vec<u8>)>) -> Str
 pub const INVOICE_TXT: &str = "ACME Corporation\nInvoice Number: INV-2041\nInvoice Date: 2026-03-14\nCustomer Name: Jane Smith\nEmail: jane.smith@example.com\nPhone: +1 415 555 0134\nTotal Amount: 1,250.50 EUR\nPaid: yes\n";
 
 /// Serves the invoice text and returns a ready file id registered by URL (waits for `ready`).
-pub async fn ready_file(h: &Handle) -> String {
+pub async fn ready_file(h: &Emu) -> String {
     let base = doc_server(vec![(
         "/invoice.txt",
         "text/plain",
@@ -216,7 +387,7 @@ pub async fn ready_file(h: &Handle) -> String {
 }
 
 /// Verifies an `x-svc-signature` token over `body` with the served JWKS; returns the claims.
-pub async fn verify_signature(h: &Handle, token: &str, body: &[u8]) -> Value {
+pub async fn verify_signature(h: &Emu, token: &str, body: &[u8]) -> Value {
     use base64::Engine;
     use p256::ecdsa::{signature::Verifier, Signature, VerifyingKey};
     use sha2::Digest;
@@ -268,7 +439,7 @@ pub async fn verify_signature(h: &Handle, token: &str, body: &[u8]) -> Value {
 }
 
 /// Creates an agent run with a ready file; returns the response.
-pub async fn start_run(h: &Handle, agent: &str, extra: Value, query: &str) -> Resp {
+pub async fn start_run(h: &Emu, agent: &str, extra: Value, query: &str) -> Resp {
     let f = ready_file(h).await;
     let mut body = serde_json::json!({"agent": agent, "files": [{"id": f}]});
     if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {

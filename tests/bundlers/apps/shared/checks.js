@@ -1,12 +1,20 @@
-// What every bundled app does with the four entries, in a page (Vite, webpack, esbuild) or in Node (esbuild): one real
+// What every bundled app does with the five entries, in a page (Vite, webpack, esbuild) or in Node (esbuild): one real
 // use of each entry's module. `api` is the suite's scripted server (run.mjs): it answers GET /v1/runs/exr_1 with a
 // run, GET /v1/runs/exr_404 with the spec's 404 envelope, and GET /delivery with a delivery freshly signed by the
 // suite's test key (public key set: ./jwks.js).
 import { jwks } from "./jwks.js";
 
 export async function runChecks(entries, api) {
-  const { DocAuto, APIError, NotFoundError, validateExtractionSchema, WebhookVerifier, RealtimeTranscriber, TestSigner } =
-    entries;
+  const {
+    DocAuto,
+    APIError,
+    NotFoundError,
+    validateExtractionSchema,
+    WebhookVerifier,
+    RealtimeTranscriber,
+    TestSigner,
+    createEmulator,
+  } = entries;
   const lines = [];
   let passed = 0;
   let failed = 0;
@@ -79,6 +87,21 @@ export async function runChecks(entries, api) {
       caught = e;
     }
     assert(caught && caught.name === "RealtimeError" && typeof caught.code === "string", `got ${caught}`);
+  });
+  await check("docauto/emulator: DocAuto through createEmulator's fetch lists the built-in agents, then close()", async () => {
+    const emulator = createEmulator();
+    try {
+      const client = new DocAuto({
+        apiKey: emulator.apiKey,
+        baseUrl: emulator.url,
+        fetch: emulator.fetch,
+        dangerouslyAllowBrowser: true,
+      });
+      const agents = await client.agents.list();
+      assert(agents.data.some((a) => a.id === "agt_contract_review"), `agents ${JSON.stringify(agents).slice(0, 200)}`);
+    } finally {
+      await emulator.close();
+    }
   });
   return { passed, failed, lines };
 }

@@ -5,6 +5,7 @@ import { DocAuto, APIError, NotFoundError, validateExtractionSchema, type RunSta
 import { WebhookVerifier, WebhookVerificationError, type VerifiedWebhookEvent } from "docauto/webhooks";
 import { RealtimeTranscriber, RealtimeError } from "docauto/realtime";
 import { TestSigner } from "docauto/testing";
+import { createEmulator, type InProcessEmulator } from "docauto/emulator";
 // @ts-expect-error WebhookVerifier comes only from docauto/webhooks (0.2.0).
 import { WebhookVerifier as Moved } from "docauto";
 // @ts-expect-error RealtimeTranscriber comes only from docauto/realtime (0.2.0).
@@ -45,4 +46,10 @@ export async function signed(): Promise<string> {
   const signer = await TestSigner.generate();
   const { signature } = await signer.sign({ type: "agent_run.waiting", processingId: "agr_1", data: {} });
   return signature;
+}
+
+export async function emulated(): Promise<[InProcessEmulator, number]> {
+  const emulator = createEmulator({ timeScale: 0.01 });
+  const client = new DocAuto({ apiKey: emulator.apiKey, baseUrl: emulator.url, fetch: emulator.fetch });
+  return [emulator, (await client.agents.list()).data.length];
 }

@@ -1,11 +1,11 @@
-//! A minimal outgoing HTTP/1.1 client for fetching documents and delivering webhooks, over `http://` and
+//! The native outgoing HTTP/1.1 client for fetching documents and delivering webhooks, over `http://` and
 //! `https://` (rustls with the `ring` provider; trusted roots: the Mozilla set from `webpki-roots`, plus the PEM
 //! certificates of `--ca-file`, for a local test CA). A certificate that does not verify is a failed request
 //! (document: 422 `file_fetch_failed`; delivery: a failed attempt with `responseStatus: 0`).
 
+use crate::host::{FetchError, Fetched, MAX_BODY};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
-use hyper::header::HeaderMap;
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::TokioExecutor;
@@ -13,40 +13,6 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::CertificateDer;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Largest body read from a remote (25 MiB).
-pub const MAX_BODY: usize = 25 * 1024 * 1024;
-
-/// An answer from a remote.
-#[derive(Debug)]
-pub struct Fetched {
-    /// Status code.
-    pub status: u16,
-    /// Headers.
-    pub headers: HeaderMap,
-    /// Body bytes (at most [`MAX_BODY`]).
-    pub body: Bytes,
-}
-
-/// Why a request failed before an answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FetchError {
-    /// The URL is not a usable `http://` URL.
-    BadUrl(String),
-    /// Connection refused, reset or timed out.
-    Unreachable(String),
-    /// The body was larger than [`MAX_BODY`].
-    TooLarge,
-}
-
-impl std::fmt::Display for FetchError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FetchError::BadUrl(m) | FetchError::Unreachable(m) => f.write_str(m),
-            FetchError::TooLarge => f.write_str("body larger than 25 MiB"),
-        }
-    }
-}
 
 /// Shared client.
 #[derive(Clone)]

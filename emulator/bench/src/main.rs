@@ -16,9 +16,9 @@
 //! list) so the measuring side holds the same memory after every batch.
 //!
 //! Usage: `docauto-emulator-bench [--requests N] [--concurrency C] [--runs S] [--mixed M]` (defaults 20000, 32,
-//! 5000, 100000). Run it with `cargo run --release -p docauto-emulator --bin docauto-emulator-bench`.
+//! 5000, 100000). Run it with `cargo run --release -p docauto-emulator-bench`.
 
-use docauto_emulator::http_client::HttpClient;
+use docauto_emulator::host::HttpClient;
 use docauto_emulator::{serve, Config};
 use std::time::{Duration, Instant};
 

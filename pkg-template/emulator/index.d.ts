@@ -1,0 +1,82 @@
+// Types of `docauto/emulator`: the local emulator of the Document Automation service, compiled to WebAssembly. Every
+// entry has this API; `startEmulator` listens only in Node, Deno and Bun (elsewhere it rejects with code
+// `listen_unavailable`).
+
+/**
+ * An API key the emulator accepts: `"KEY[:ORG]"` (`KEY` alone is of `org_demo`; `KEY:` has no organization), or
+ * `{ key, org }` (`org` left out: `org_demo`; `null`: no organization, every call answers 404 `org not found`).
+ */
+export type EmulatorKey = string | { key: string; org?: string | null };
+
+/** The options of the emulator; each mirrors a flag of the `docauto-emulator` command. */
+export interface EmulatorOptions {
+  /** Accepted API keys (`--key`); default `["sk_test_docauto:org_demo"]`. The first is `apiKey`. */
+  keys?: EmulatorKey[];
+  /** A key sees only the agent runs it created (`--scope-keys`). */
+  scopeKeys?: boolean;
+  /** Requests per minute per organization (`--rate-limit`, default 67; the JWKS routes are exempt). */
+  rateLimit?: number;
+  /** Also accept `http://` webhook URLs on loopback (`--allow-http-webhooks`). */
+  allowHttpWebhooks?: boolean;
+  /** Multiplies every service delay (`--time-scale`, default 1; 0.01 makes a test fast). */
+  timeScale?: number;
+  /** Mounts the test control API under `/__emulator/` (`--control`). */
+  control?: boolean;
+  /** Extra agent definitions (`--agents`): the agent file shape, as objects or JSON text. */
+  agents?: (Record<string, unknown> | string)[];
+  /** The dispatch size budget of one run in bytes (`--dispatch-budget`, default 64 MiB). */
+  dispatchBudget?: number;
+  /** Start from this state: what `snapshot()` returned, or a native `--state` snapshot file's text. */
+  snapshot?: string;
+}
+
+/** `createEmulator`'s options. */
+export interface InProcessEmulatorOptions extends EmulatorOptions {
+  /**
+   * The origin of the addresses the emulator hands out (uploads, downloads, envelopes); default
+   * `http://emulator.test`. An origin only: the routes are at its root.
+   */
+  baseUrl?: string;
+}
+
+/** `startEmulator`'s options. */
+export interface StartEmulatorOptions extends EmulatorOptions {
+  /** The port on 127.0.0.1; default a free one. */
+  port?: number;
+}
+
+/** An emulator running in-process: no socket, in every runtime. */
+export interface InProcessEmulator {
+  /** The first accepted API key (`sk_test_docauto` by default). */
+  readonly apiKey: string;
+  /** The origin its addresses carry (`baseUrl`). */
+  readonly url: string;
+  /**
+   * `fetch` served by the emulator: every route, whatever the URL's host, so upload and download addresses work too.
+   * Pass it to `new DocAuto({ apiKey, baseUrl: url, fetch })`. The realtime socket route answers 426
+   * `websocket_unavailable` (use `startEmulator`).
+   */
+  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
+  /** The state, in the native `--state` snapshot format (JSON text); `createEmulator({ snapshot })` starts from it. */
+  snapshot(): string;
+  /** Stops every timer and delivery; later calls reject with code `emulator_closed`. */
+  close(): Promise<void>;
+}
+
+/** An emulator listening on 127.0.0.1. */
+export interface RunningEmulator {
+  /** `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  /** The first accepted API key (`sk_test_docauto` by default). */
+  readonly apiKey: string;
+  /** The state, in the native `--state` snapshot format (JSON text). */
+  snapshot(): string;
+  /** Stops the server, its sockets, every timer and delivery. */
+  close(): Promise<void>;
+}
+
+/** Starts an emulator in-process. Throws an `Error` with code `invalid_options` or `invalid_snapshot`. */
+export function createEmulator(options?: InProcessEmulatorOptions): InProcessEmulator;
+
+/** Starts an emulator listening on 127.0.0.1 (Node, Deno, Bun), with the realtime WebSocket. */
+export function startEmulator(options?: StartEmulatorOptions): Promise<RunningEmulator>;

@@ -1,0 +1,198 @@
+// The full flow every runtime runs against `docauto/emulator`: a file uploaded until `ready`, an extract run waited
+// until `processed` through `DocAuto`, its signed webhook delivered to a local receiver and verified by
+// `docauto/webhooks` against the emulator's key set (a tampered body refused), then `close()`. Runtime-neutral: the
+// caller hands in the modules, the emulator and the receiver. Returns `{ passed, failed }`; `log` gets one line a check.
+
+const INVOICE = "ACME Corporation\nInvoice Number: INV-2041\nInvoice Date: 2026-03-14\nTotal Amount: 1,250.50 EUR\n";
+const SCHEMA = {
+  type: "object",
+  properties: {
+    invoiceNumber: { type: "string", description: "Invoice Number" },
+    totalAmount: { type: "string", description: "Total Amount" },
+  },
+};
+
+export function checker(label, log) {
+  const tally = { passed: 0, failed: 0 };
+  const check = (name, ok, detail = "") => {
+    if (ok) tally.passed++;
+    else tally.failed++;
+    log(`${ok ? "ok  " : "FAIL"} ${label}: ${name}${ok || !detail ? "" : ` (${detail})`}`);
+  };
+  return { tally, check };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `mods`: `{ DocAuto, WebhookVerifier, WebhookVerificationError }`; `client`: the options for `DocAuto` (apiKey,
+ * baseUrl and, in-process, fetch); `receiver`: `{ url, hits() }` (hits: the deliveries so far, `{ body, signature }`).
+ */
+export async function runFlow(mods, client, receiver, check) {
+  const api = new mods.DocAuto({ ...client, logLevel: "off" });
+  try {
+    const file = await api.files.upload({ name: "invoice.txt", mimeType: "text/plain", data: new TextEncoder().encode(INVOICE) });
+    check("file uploaded and ready", file.status === "ready" && /^file_/.test(file.id), JSON.stringify(file));
+
+    const created = await api.extract({ file: { id: file.id }, schema: SCHEMA, webhook: { url: receiver.url } }, { wait: 0 });
+    const run = await api.runs.waitFor(created.id);
+    check("extract run processed", run.status === "processed", JSON.stringify(run).slice(0, 300));
+    check(
+      "extracted fields",
+      run.output?.value?.invoiceNumber === "INV-2041" && run.output?.value?.totalAmount === "1,250.50 EUR",
+      JSON.stringify(run.output).slice(0, 300),
+    );
+
+    let hit;
+    for (let i = 0; i < 200 && !hit; i++) {
+      hit = (await receiver.hits()).find((h) => h.body.includes(created.id) && h.body.includes('"run.completed"'));
+      if (!hit) await sleep(25);
+    }
+    check("signed run.completed delivered to the receiver", Boolean(hit));
+    if (hit) {
+      const jwks = await api.webhooks.jwks();
+      const verifier = new mods.WebhookVerifier({ jwks });
+      const event = await verifier.verify(hit.body, hit.signature);
+      check("WebhookVerifier verifies the delivery with the emulator's key set", event.type === "run.completed" && event.processingId === created.id, JSON.stringify(event).slice(0, 200));
+      let refused;
+      try {
+        await verifier.verify(hit.body.replace('"status":"processed"', '"status":"failed"'), hit.signature);
+      } catch (e) {
+        refused = e;
+      }
+      check("a tampered delivery is refused", refused instanceof mods.WebhookVerificationError, String(refused));
+    }
+  } catch (e) {
+    check("flow ran without an error", false, `${e?.name}: ${e?.message} ${e?.code ?? ""}`);
+  }
+}
+
+/**
+ * The `drop_connection` fault: the request is handled (the webhook endpoint exists afterwards), then the answer is
+ * cut; `fetch` rejects (a network error) instead of resolving.
+ */
+async function dropped(doFetch, base, key, check) {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  await (await doFetch(`${base}/__emulator/faults`, { method: "POST", headers, body: JSON.stringify({ kind: "drop_connection" }) })).arrayBuffer();
+  let error;
+  try {
+    const r = await doFetch(`${base}/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ url: "https://hooks.example/dropped" }) });
+    await r.arrayBuffer();
+  } catch (e) {
+    error = e;
+  }
+  const list = await (await doFetch(`${base}/v1/webhooks`, { headers })).json();
+  check(
+    "drop_connection: the answer is cut (fetch rejects) after the change was made",
+    error instanceof TypeError && list.data.some((w) => w.url === "https://hooks.example/dropped"),
+    `${error} / ${JSON.stringify(list).slice(0, 200)}`,
+  );
+}
+
+/**
+ * The in-process emulator: the flow, the socket route's clear refusal, and the state of a closed emulator. `extra`:
+ * more `DocAuto` options (a page passes `dangerouslyAllowBrowser`: the emulator's key is a test key).
+ */
+export async function runInProcess(mods, createEmulator, receiver, check, extra = {}) {
+  const emu = createEmulator({ timeScale: 0.01, allowHttpWebhooks: true, control: true });
+  check("apiKey is the first accepted key", emu.apiKey === "sk_test_docauto");
+  await runFlow(mods, { apiKey: emu.apiKey, baseUrl: emu.url, fetch: emu.fetch, ...extra }, receiver, check);
+
+  await dropped(emu.fetch, emu.url, emu.apiKey, check);
+
+  const socket = await emu.fetch(`${emu.url}/v1/realtime/socket?ticket=x`);
+  const body = await socket.json();
+  check("the socket route says it needs startEmulator", socket.status === 426 && body.code === "websocket_unavailable", JSON.stringify(body));
+
+  const snapshot = JSON.parse(emu.snapshot());
+  check("snapshot() holds the run", Object.keys(snapshot.runs ?? {}).some((id) => id.startsWith("exr_")), Object.keys(snapshot).join());
+  const again = createEmulator({ snapshot: emu.snapshot() });
+  const runs = await (await again.fetch(`${emu.url}/v1/runs`, { headers: { authorization: `Bearer ${again.apiKey}` } })).json();
+  check("createEmulator({ snapshot }) starts from it", runs.data?.length === 1, JSON.stringify(runs).slice(0, 200));
+  await again.close();
+
+  await emu.close();
+  let closed;
+  try {
+    await emu.fetch(`${emu.url}/v1/agents`);
+  } catch (e) {
+    closed = e;
+  }
+  check("fetch after close() rejects with emulator_closed", closed?.code === "emulator_closed", String(closed));
+
+  let bad;
+  try {
+    createEmulator({ rateLimit: 0 });
+  } catch (e) {
+    bad = e;
+  }
+  check("a bad option throws invalid_options", bad?.code === "invalid_options" && /rateLimit/.test(bad.message), String(bad));
+
+  let path;
+  try {
+    createEmulator({ baseUrl: "http://emulator.test/api" });
+  } catch (e) {
+    path = e;
+  }
+  check("a baseUrl with a path throws invalid_options", path?.code === "invalid_options" && /baseUrl/.test(path.message), String(path));
+  const slash = createEmulator({ baseUrl: "http://other.test/" });
+  const registered = await (
+    await slash.fetch("http://other.test/v1/files", {
+      method: "POST",
+      headers: { authorization: `Bearer ${slash.apiKey}` },
+      body: JSON.stringify({ name: "a.txt", mimeType: "text/plain" }),
+    })
+  ).json();
+  check(
+    "a baseUrl's trailing slash is dropped (the upload address routes)",
+    slash.url === "http://other.test" && registered.uploadUrl?.startsWith("http://other.test/uploads/"),
+    JSON.stringify(registered),
+  );
+  await slash.close();
+}
+
+/**
+ * The listening emulator: the flow over real HTTP, then the realtime socket (`WebSocket`: the runtime's own, or
+ * `ws` in Node 20).
+ */
+export async function runListening(mods, startEmulator, WebSocketImpl, receiver, check) {
+  const emu = await startEmulator({ timeScale: 0.01, allowHttpWebhooks: true, control: true });
+  check("startEmulator listens on 127.0.0.1", /^http:\/\/127\.0\.0\.1:\d+$/.test(emu.url), emu.url);
+  try {
+    await runFlow(mods, { apiKey: emu.apiKey, baseUrl: emu.url }, receiver, check);
+    await dropped(fetch, emu.url, emu.apiKey, check);
+    const api = new mods.DocAuto({ apiKey: emu.apiKey, baseUrl: emu.url, logLevel: "off" });
+    const session = await api.realtime.createSession({ sampleRate: 16000 });
+    const frames = await new Promise((resolve, reject) => {
+      const got = [];
+      const ws = new WebSocketImpl(session.url);
+      ws.binaryType = "arraybuffer";
+      const timer = setTimeout(() => reject(new Error(`socket: no close after ${JSON.stringify(got)}`)), 10_000);
+      ws.onmessage = (e) => {
+        const m = JSON.parse(String(e.data));
+        got.push(m.type);
+        if (m.type === "open") {
+          // one second of a loud tone, then stop: a final, then usage, then close 1000
+          const pcm = new Int16Array(16000);
+          for (let i = 0; i < pcm.length; i++) pcm[i] = Math.round(Math.sin((i * 440 * 2 * Math.PI) / 16000) * 12000);
+          ws.send(pcm.buffer);
+          ws.send(JSON.stringify({ type: "stop" }));
+        }
+      };
+      ws.onclose = (e) => {
+        clearTimeout(timer);
+        resolve({ got, code: e.code });
+      };
+      ws.onerror = () => {};
+    });
+    check(
+      "realtime socket: open, final, usage, close 1000",
+      JSON.stringify(frames.got) === JSON.stringify(["open", "final", "usage"]) && frames.code === 1000,
+      JSON.stringify(frames),
+    );
+  } catch (e) {
+    check("listening flow ran without an error", false, `${e?.name}: ${e?.message}`);
+  } finally {
+    await emu.close();
+  }
+}

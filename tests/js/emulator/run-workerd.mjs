@@ -1,0 +1,46 @@
+// docauto/emulator in workerd through miniflare: worker.mjs bundled with the "workerd" condition, the .wasm files
+// beside it as CompiledWasm modules (as wrangler provides them); the webhook receiver runs here, in Node.
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
+import { bundle } from "../bundle.mjs";
+import { report, resolvedCheck } from "../common.mjs";
+import { startReceiver } from "./receiver.mjs";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const dir = `${root}target/docauto-js/emulator-workerd/`;
+const { code, inputs } = await bundle("./emulator/worker.mjs", {
+  conditions: ["workerd", "worker", "browser"],
+  format: "esm",
+  external: ["*.wasm"],
+});
+report("docauto/emulator workerd resolution", resolvedCheck("/" + (inputs.find((i) => i.startsWith("pkg/emulator/") && !i.includes("/wasm/") && !i.endsWith("core.js")) ?? "none"), "emulator/workerd.js"));
+mkdirSync(`${dir}wasm`, { recursive: true });
+writeFileSync(`${dir}worker.mjs`, code);
+for (const module of ["emulator/wasm/docauto-emulator.wasm", "wasm/docauto-client.wasm", "webhooks/wasm/docauto-webhooks.wasm"]) {
+  copyFileSync(`${root}pkg/${module}`, `${dir}wasm/${module.split("/").pop()}`);
+}
+
+const receiver = await startReceiver();
+const mf = new Miniflare({
+  modules: true,
+  scriptPath: `${dir}worker.mjs`,
+  modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+  compatibilityDate: "2025-09-01",
+});
+try {
+  const res = await mf.dispatchFetch(`http://localhost/?receiver=${encodeURIComponent(receiver.base)}`);
+  const text = await res.text();
+  let out;
+  try {
+    out = JSON.parse(text);
+  } catch {
+    console.log(`FAIL worker answered ${res.status}: ${text.slice(0, 500)}`);
+    out = { lines: [], passed: 0, failed: 1 };
+  }
+  for (const l of out.lines) console.log(l);
+  report("docauto/emulator in workerd", out);
+} finally {
+  await mf.dispose();
+  await receiver.close();
+}

@@ -1,0 +1,25 @@
+// docauto/emulator inside a Cloudflare Worker (workerd, "workerd" condition; the .wasm files as compiled modules):
+// the in-process flow, its webhook delivered by the Worker's fetch to the driver's receiver and verified with
+// docauto/webhooks; startEmulator refused. Three modules in one Worker, each with its own file name.
+import { createEmulator, startEmulator } from "docauto/emulator";
+import { DocAuto } from "docauto";
+import { WebhookVerifier, WebhookVerificationError } from "docauto/webhooks";
+import { checker, runInProcess } from "./flow.mjs";
+
+export default {
+  async fetch(request) {
+    const base = new URL(request.url).searchParams.get("receiver");
+    const lines = [];
+    const { tally, check } = checker("workerd", (l) => lines.push(l));
+    const receiver = { url: `${base}/hook`, hits: async () => (await fetch(`${base}/hits`)).json() };
+    await runInProcess({ DocAuto, WebhookVerifier, WebhookVerificationError }, createEmulator, receiver, check);
+    let refused;
+    try {
+      await startEmulator();
+    } catch (e) {
+      refused = e;
+    }
+    check("startEmulator rejects with listen_unavailable", refused?.code === "listen_unavailable", String(refused));
+    return Response.json({ lines, ...tally });
+  },
+};

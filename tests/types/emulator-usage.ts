@@ -1,0 +1,35 @@
+// Compiled (not run) by `cargo xtask test` under `tsc --strict`: the types of `docauto/emulator` as a test runner's
+// setup uses them.
+import { createEmulator, startEmulator, type EmulatorOptions, type RunningEmulator } from "docauto/emulator";
+import { DocAuto } from "docauto";
+
+const options: EmulatorOptions = {
+  keys: ["sk_test_a:org_a", { key: "sk_test_b", org: null }],
+  scopeKeys: true,
+  rateLimit: 1000,
+  allowHttpWebhooks: true,
+  timeScale: 0.01,
+  control: true,
+  agents: [{ id: "agt_x" }, "{\"id\":\"agt_y\"}"],
+  dispatchBudget: 1 << 20,
+};
+
+export async function inProcess(): Promise<number> {
+  const emu = createEmulator({ ...options, baseUrl: "http://emulator.test" });
+  const client = new DocAuto({ apiKey: emu.apiKey, baseUrl: emu.url, fetch: emu.fetch });
+  const agents = await client.agents.list();
+  const copy = createEmulator({ snapshot: emu.snapshot() });
+  await copy.close();
+  await emu.close();
+  return agents.data.length;
+}
+
+export async function listening(): Promise<RunningEmulator> {
+  const emu = await startEmulator({ port: 0, timeScale: 0.01 });
+  const url: string = emu.url;
+  void url;
+  return emu;
+}
+
+// @ts-expect-error: an unknown option is a type error (and an invalid_options error at run time)
+createEmulator({ rateLimt: 5 });
