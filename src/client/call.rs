@@ -15,12 +15,12 @@
 //! ```
 //! `env()` supplies the current time (for `Retry-After` dates) and a jitter number in `[0, 1)`.
 
-use super::error::{header, ApiError, ErrorKind};
+use super::error::{ApiError, ErrorKind};
 use super::request::{
     self, AttemptParts, HttpRequest, Method, RequestSpec, ResponseKind, RetryClass,
     MAX_ERROR_BODY_BYTES,
 };
-use super::retry::{self, RetryDecision};
+use super::retry::{self, header, RetryDecision};
 use super::url;
 use super::validate;
 use super::{ClientConfig, LogLevel};

@@ -11,7 +11,7 @@
 //! - A field that is not in a table is kept when the table says so (the verbs' `extra`), else ignored and not sent
 //!   (a nested file reference's unknown keys).
 //! - A body the checker changed (a `null` or an ignored key removed) is written in the caller's key order
-//!   ([`super::common::KeyOrder`]); an unchanged one is the caller's text itself.
+//!   ([`KeyOrder`]); an unchanged one is the caller's text itself.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -19,9 +19,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::common::KeyOrder;
 use super::error::ApiError;
-use super::request::{CallerBody, RequestSpec};
+use super::request::{CallerBody, KeyOrder, RequestSpec};
 
 /// The JSON type of a field.
 #[derive(Clone, Copy, Debug)]

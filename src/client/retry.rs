@@ -7,13 +7,48 @@
 //! not retried, because only 503 is named as transient and a POST may have been committed; the
 //! idempotency key would make a retry safe, but the rule stays the one the service documents.
 
-use super::error::header;
-use super::request::RetryClass;
-
 /// First backoff delay.
 pub const INITIAL_BACKOFF_MS: u64 = 500;
 /// Largest backoff delay.
 pub const MAX_BACKOFF_MS: u64 = 8_000;
+
+/// When a route may be sent again, from the spec: the service dedupes `idempotency-key` only for run creations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryClass {
+    /// GET, PUT, PATCH, DELETE: reading or setting state; resent after any transient failure, a lost answer and a
+    /// timeout included (the spec calls DELETE idempotent; PATCH sets fields).
+    Idempotent,
+    /// A run creation (agent runs, extract, parse, redact, fill, sign, pipeline): the service returns the original run
+    /// for a repeated `idempotency-key`, so it is resent with the same key after a lost answer or a timeout.
+    KeyedCreate,
+    /// A decision the service takes once (approve / reject an approval, complete a human step): "a first decision is
+    /// final; a second decision on the same approval is a 409" (spec), so a resend cannot apply twice. Resent after a
+    /// lost answer or a timeout; a 409 on such a resend rejects with `outcome_unknown` (the decision is made, maybe by
+    /// this call, maybe by someone else: the service does not say), never a plain conflict about the caller's own write.
+    DecideOnce,
+    /// Every other POST (extract batch, which ignores the key, webhooks, files, configs, actions, realtime
+    /// sessions, cancel, keep ...): resent only when nothing can have happened (the connection failed
+    /// before the request was sent, 429, 503 `auth_unavailable`, an envelope with `retryable: true`). After a lost
+    /// answer or a timeout the call fails with `outcome_unknown` set.
+    NotReplaySafe,
+}
+
+impl RetryClass {
+    /// Whether a request that may have reached the service (lost answer, timeout) may be sent again.
+    pub fn resend_after_unknown_outcome(self) -> bool {
+        self != Self::NotReplaySafe
+    }
+}
+
+/// Case-insensitive lookup of a header value (the policy reads `Retry-After` with it; errors, calls and requests
+/// read their headers through it too).
+#[inline(never)]
+pub(crate) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
 
 /// Whether an HTTP error answer may be retried.
 pub fn is_retryable(status: u16, code: &str, envelope_retryable: Option<bool>) -> bool {
