@@ -213,12 +213,14 @@ impl<T> Params<T> {
     /// `name` and `value` are this crate's constants (plain ASCII, nothing to escape).
     pub fn into_body_adding(mut self, spec: RequestSpec, name: &str, value: &str) -> RequestSpec {
         self.map.insert(name.to_owned(), Value::from(value));
-        if let Some(CallerBody::Verbatim(text)) = &mut self.order {
+        if let Some(CallerBody::Verbatim(text)) = &self.order {
             // The caller's text is a JSON object the table did not change, so it has no `name` (the table ignores
             // fields it does not know) and ends with its closing brace.
             if let Some(head) = text.strip_suffix('}') {
                 let comma = if head.trim_end() == "{" { "" } else { "," };
-                *text = format!("{head}{comma}\"{name}\":\"{value}\"}}");
+                self.order = Some(CallerBody::Extended(format!(
+                    "{head}{comma}\"{name}\":\"{value}\"}}"
+                )));
             }
         }
         self.into_body(spec)

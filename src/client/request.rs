@@ -112,6 +112,8 @@ pub struct RequestSpec {
 pub enum CallerBody {
     /// The text is the body (it parses to the same value): sent as it is.
     Verbatim(String),
+    /// The caller's text with a member the client adds after the caller's (an approval's `decision`): sent as it is.
+    Extended(String),
     /// The body differs (fields the client adds or drops): written in the text's key order.
     Order(KeyOrder),
 }
@@ -188,6 +190,9 @@ pub struct HttpRequest {
     pub body: Option<String>,
     /// The caller attaches its own bytes as the body (the `PUT` of an upload).
     pub raw_body: bool,
+    /// `body` is the caller's params text exactly as given ([`CallerBody::Verbatim`]): a host that still holds that
+    /// text (the JS string it made with `JSON.stringify`) may send it instead of a copy of `body`.
+    pub caller_text: bool,
     /// Per-attempt timeout the caller enforces; report expiry with `TransportError::Timeout`.
     pub timeout_ms: u64,
     /// Whether redirects may be followed (`false`: use `redirect: "manual"` and hand back the 3xx).
@@ -221,6 +226,7 @@ impl fmt::Debug for HttpRequest {
                 &self.body.as_ref().map(|b| format!("<{} bytes>", b.len())),
             )
             .field("raw_body", &self.raw_body)
+            .field("caller_text", &self.caller_text)
             .field("timeout_ms", &self.timeout_ms)
             .field("follow_redirects", &self.follow_redirects)
             .field("attempt", &self.attempt)
@@ -315,7 +321,7 @@ pub(crate) fn build(
         Some(value) => {
             set(&mut headers, "content-type", "application/json");
             Some(match spec.body_order.as_deref() {
-                Some(CallerBody::Verbatim(text)) => text.clone(),
+                Some(CallerBody::Verbatim(text) | CallerBody::Extended(text)) => text.clone(),
                 Some(CallerBody::Order(order)) => write_in_order(value, order),
                 None => crate::json::to_text(value),
             })
@@ -339,6 +345,8 @@ pub(crate) fn build(
         headers,
         body,
         raw_body: spec.raw_body_content_type.is_some(),
+        caller_text: spec.body.is_some()
+            && matches!(spec.body_order.as_deref(), Some(CallerBody::Verbatim(_))),
         timeout_ms: parts.timeout_ms,
         // API routes never let the runtime follow a redirect (it would carry the default headers, the
         // idempotency key and the body to wherever `Location` points): the call decides ([`super::Call`]). Signed

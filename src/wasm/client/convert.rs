@@ -9,6 +9,24 @@ use crate::client::polling::Until;
 use crate::client::{self, ApiError, CallOptions};
 use crate::wasm::{interop, platform};
 
+#[wasm_bindgen(module = "/src/wasm/client/promise.js")]
+extern "C" {
+    /// A string as UTF-8 bytes (the runtime's `TextEncoder`, then one copy into wasm).
+    #[wasm_bindgen(js_name = utf8Bytes)]
+    fn utf8_bytes(text: &JsValue) -> Vec<u8>;
+}
+
+thread_local! {
+    /// The JS string of the params text [`checked`] last read, until [`take_params_text`] takes it: `start` hands it
+    /// to the stepper of the same method call, which sends it when the core says the body is that text as given.
+    static PARAMS_TEXT: std::cell::RefCell<JsValue> = const { std::cell::RefCell::new(JsValue::UNDEFINED) };
+}
+
+/// The JS string of the params text of the method being started (`undefined` when it read none), taken once.
+pub(super) fn take_params_text() -> JsValue {
+    PARAMS_TEXT.with(|t| t.replace(JsValue::UNDEFINED))
+}
+
 /// Per-call options as read from JS: the core's part and the caller's `signal`.
 pub struct JsCallOptions {
     /// `wait`, `idempotencyKey`, `timeoutMs`, `maxRetries`.
@@ -76,14 +94,21 @@ pub fn checked<T: Fields, R>(
     build: impl FnOnce(Params<T>) -> Result<R, ApiError>,
 ) -> Result<R, ApiError> {
     let params = match params_text(value, path, optional)? {
-        Some(text) => Params::from_text(&text)?,
+        Some((text, js)) => {
+            PARAMS_TEXT.with(|t| t.replace(js));
+            Params::from_text(&text)?
+        }
         None => Params::empty(),
     };
     build(params)
 }
 
-/// The JSON text of a params object (`None` for absent optional params).
-fn params_text(value: &JsValue, path: &str, optional: bool) -> Result<Option<String>, ApiError> {
+/// The JSON text of a params object (`None` for absent optional params), and the JS string it was read from.
+fn params_text(
+    value: &JsValue,
+    path: &str,
+    optional: bool,
+) -> Result<Option<(String, JsValue)>, ApiError> {
     if value.is_undefined() || value.is_null() {
         return if optional {
             Ok(None)
@@ -98,13 +123,21 @@ fn params_text(value: &JsValue, path: &str, optional: bool) -> Result<Option<Str
             "must be an object",
         ));
     }
-    platform::json_stringify(value)
-        .ok()
-        .and_then(|t| t.as_string())
-        .map(Some)
-        .ok_or_else(|| {
-            ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
-        })
+    json_text(value).map(Some).ok_or_else(|| {
+        ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
+    })
+}
+
+/// `JSON.stringify(value)` read into wasm, and its JS string; `None` when it throws (a throwing getter or `toJSON`, a
+/// `Proxy` trap, a cycle, a `BigInt`: caught, never unwound through wasm) or gives no text. The text crosses as UTF-8
+/// bytes (encoded by the runtime, copied once): a string argument is copied into wasm one UTF-16 unit at a time.
+fn json_text(value: &JsValue) -> Option<(String, JsValue)> {
+    let js = platform::json_stringify(value).ok()?;
+    if !js.is_string() {
+        return None;
+    }
+    let text = String::from_utf8(utf8_bytes(&js)).ok()?;
+    Some((text, js))
 }
 
 /// A JS value as JSON (for schemas and other free-form values).
@@ -112,12 +145,9 @@ fn params_text(value: &JsValue, path: &str, optional: bool) -> Result<Option<Str
 /// # Errors
 /// `invalid_request` at `path` when it cannot be serialized.
 pub fn json_value(value: &JsValue, path: &str) -> Result<serde_json::Value, ApiError> {
-    let text = platform::json_stringify(value)
-        .ok()
-        .and_then(|t| t.as_string())
-        .ok_or_else(|| {
-            ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
-        })?;
+    let (text, _) = json_text(value).ok_or_else(|| {
+        ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
+    })?;
     crate::json::parse_value_exact(&text)
         .ok_or_else(|| ApiError::validation("invalid_request", path, "is not JSON"))
 }
