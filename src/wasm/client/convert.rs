@@ -9,6 +9,13 @@ use crate::client::polling::Until;
 use crate::client::{self, ApiError, CallOptions};
 use crate::wasm::{interop, platform};
 
+#[wasm_bindgen]
+extern "C" {
+    /// `Object.keys`, which a `Proxy` trap can make throw: caught here.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn object_keys(object: &JsValue) -> Result<js_sys::Array, JsValue>;
+}
+
 #[wasm_bindgen(module = "/src/wasm/client/promise.js")]
 extern "C" {
     /// A string as UTF-8 bytes (the runtime's `TextEncoder`, then one copy into wasm).
@@ -55,8 +62,8 @@ pub fn call_options(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, 
         ));
     }
     let raw = |name: &str| {
-        let value = interop::option(options, name);
-        if value.is_undefined() {
+        let value = read_option(options, name)?;
+        Ok(if value.is_undefined() {
             RawOption::Absent
         } else if let Some(n) = value.as_f64() {
             RawOption::Number(n)
@@ -64,20 +71,42 @@ pub fn call_options(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, 
             RawOption::Text(text)
         } else {
             RawOption::Other
-        }
+        })
     };
+    let names = object_keys(options)
+        .map_err(|_| unreadable("options"))?
+        .iter()
+        .filter_map(|k| k.as_string())
+        .collect();
     let core = client::options::call_options(&CallOptionsInput {
-        names: interop::option_names(options),
+        names,
         extra,
-        wait: raw("wait"),
-        idempotency_key: raw("idempotencyKey"),
-        timeout_ms: raw("timeoutMs"),
-        max_retries: raw("maxRetries"),
+        wait: raw("wait")?,
+        idempotency_key: raw("idempotencyKey")?,
+        timeout_ms: raw("timeoutMs")?,
+        max_retries: raw("maxRetries")?,
     })?;
     Ok(JsCallOptions {
         core,
-        signal: interop::option(options, "signal"),
+        signal: read_option(options, "signal")?,
     })
+}
+
+/// One option of an options object; a getter or `Proxy` trap that throws is caught (never unwound through wasm) and
+/// refused at the option's name.
+///
+/// # Errors
+/// `invalid_request` at `name`.
+fn read_option(options: &JsValue, name: &str) -> Result<JsValue, ApiError> {
+    Reflect::get(options, &JsValue::from_str(name)).map_err(|_| unreadable(name))
+}
+
+fn unreadable(path: &str) -> ApiError {
+    ApiError::validation(
+        "invalid_request",
+        path,
+        "cannot be read (a getter or Proxy trap threw)",
+    )
 }
 
 /// Builds a route from the caller's params read as JSON text (`JSON.stringify`: `undefined` fields dropped, `toJSON`
@@ -200,7 +229,10 @@ pub fn error_to_js(err: &ApiError) -> JsValue {
 /// # Errors
 /// `invalid_request` at `deadlineMs`.
 pub(super) fn wait_deadline(options: &JsValue) -> Result<Option<u64>, ApiError> {
-    let value = crate::wasm::interop::option(options, "deadlineMs");
+    if !options.is_object() {
+        return Ok(None);
+    }
+    let value = read_option(options, "deadlineMs")?;
     if value.is_undefined() {
         return Ok(None);
     }
@@ -225,7 +257,11 @@ pub(super) fn wait_options(options: &JsValue) -> Result<(JsCallOptions, WaitOpti
             "waitFor chooses its own wait; give timeoutMs instead",
         ));
     }
-    let until = crate::wasm::interop::option(options, "until");
+    let until = if options.is_object() {
+        read_option(options, "until")?
+    } else {
+        JsValue::UNDEFINED
+    };
     let until = if until.is_undefined() {
         Until::Finished
     } else {

@@ -370,6 +370,79 @@ test("a_param_of_the_wrong_type_is_refused_at_its_path_and_nothing_is_sent", asy
   assert.equal(server.requests.length, 0);
 });
 
+// 6. Hostile values the app hands the client (issue 24): a getter, a `toJSON` or a `Proxy` trap that throws, a revoked
+// `Proxy`, a `BigInt`, a cycle. Touching them must never unwind an exception through wasm (that skips destructors
+// and borrow guards; after a few thousand such calls the instance fails every call): each method returns a promise
+// that rejects with `invalid_request`, and nothing is sent.
+
+function hostileValues() {
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const cycle = {};
+  cycle.self = cycle;
+  const boom = () => {
+    throw new Error("boom");
+  };
+  return {
+    "a throwing getter": { get name() { return boom(); }, get maxRetries() { return boom(); } },
+    "a throwing toJSON": { toJSON: boom },
+    "a Proxy whose ownKeys throws": new Proxy({}, { ownKeys: boom }),
+    "a Proxy whose get throws": new Proxy({ name: "n" }, { get: boom }),
+    "a revoked Proxy": revoked.proxy,
+    "a BigInt member": { name: 1n, maxRetries: 1n },
+    "a cycle": cycle,
+  };
+}
+
+/** Each method with the hostile value as its params, then as its per-call options. */
+const HOSTILE_CALLS = [
+  ["configs.create params", (c, v) => c.configs.create("extract", v)],
+  ["extract params", (c, v) => c.extract(v)],
+  ["runs.list params", (c, v) => c.runs.list(v)],
+  ["agentRuns.approve params", (c, v) => c.agentRuns.approve("agr_1", "apr_1", v)],
+  ["runs.retrieve options", (c, v) => c.runs.retrieve("exr_1", v)],
+  ["runs.waitFor options", (c, v) => c.runs.waitFor("exr_1", v)],
+  ["configs.create options", (c, v) => c.configs.create("extract", { name: "n" }, v)],
+  ["files.waitUntilReady options", (c, v) => c.files.waitUntilReady("file_1", v)],
+];
+
+test("hostile_params_and_options_reject_with_invalid_request_and_nothing_is_sent", async () => {
+  const server = await scripted((req, res) => json(res, 200, { id: "exr_1", object: "extract_run", status: "processed" }));
+  const c = client(server.url);
+  for (const [what, value] of Object.entries(hostileValues())) {
+    for (const [method, call] of HOSTILE_CALLS) {
+      let promise;
+      assert.doesNotThrow(() => {
+        promise = call(c, value);
+      }, `${method} with ${what} threw synchronously`);
+      await assert.rejects(promise, (e) => {
+        assert.ok(e instanceof sdk.BadRequestError, `${method} with ${what}: ${e?.name}: ${e?.message}`);
+        assert.equal(e.code, "invalid_request", `${method} with ${what}`);
+        return true;
+      });
+    }
+  }
+  assert.equal(server.requests.length, 0);
+});
+
+test("twenty_thousand_hostile_calls_leave_the_instance_working", async () => {
+  const server = await scripted((req, res) => json(res, 200, { id: "exr_1", object: "extract_run", status: "processed" }));
+  const c = client(server.url);
+  const values = Object.values(hostileValues());
+  for (let i = 0; i < 20_000; i++) {
+    const [, call] = HOSTILE_CALLS[i % HOSTILE_CALLS.length];
+    try {
+      await call(c, values[i % values.length]);
+    } catch {
+      // each is refused; the point is what the instance does afterwards
+    }
+  }
+  const run = await c.runs.retrieve("exr_1");
+  assert.equal(run.status, "processed");
+  sdk.validateExtractionSchema({ type: "object", properties: { a: { type: "string" } } });
+  assert.equal(server.requests.length, 1);
+});
+
 // 7. Loose ends.
 
 test("a_timeout_above_2_31_ms_is_clamped_instead_of_firing_at_once", async () => {
