@@ -630,11 +630,12 @@ impl Call {
         // A retry starts again at the route's own URL.
         self.redirect_url = None;
         let retries_done = self.attempts.saturating_sub(1);
-        match retry::decide(
+        let retry_after = retry::retry_after(&err.headers, Some(env.now_ms));
+        match retry::decide_after(
             err.retryable,
             retries_done,
             self.max_retries,
-            err.retry_after_ms,
+            retry_after,
             self.config.max_retry_after_ms,
             env.jitter,
         ) {
@@ -653,7 +654,18 @@ impl Call {
                     State::Sleeping(delay_ms)
                 };
             }
-            RetryDecision::Stop => self.finish_err(err),
+            RetryDecision::Stop => {
+                let mut err = err;
+                if retry_after == retry::RetryAfter::Unreadable
+                    && err.retryable
+                    && retries_done < self.max_retries
+                {
+                    err.message.push_str(
+                        "; not retried: its Retry-After is neither a number of seconds nor an HTTP date",
+                    );
+                }
+                self.finish_err(err);
+            }
         }
     }
 

@@ -443,6 +443,25 @@ test("twenty_thousand_hostile_calls_leave_the_instance_working", async () => {
   assert.equal(server.requests.length, 1);
 });
 
+// 6b. A Retry-After the client cannot read (issue 24): neither a number of seconds nor an HTTP date ends the call with
+// the error instead of a resend on the client's own backoff; 400 digits of seconds are longer than any cap.
+
+test("a_retry_after_that_cannot_be_read_ends_the_call_with_the_error_and_is_not_resent", async () => {
+  for (const value of ["1e400", "Infinity", "-5", "NaN", "soon", "9".repeat(400)]) {
+    const server = await scripted((req, res, n) => {
+      if (n === 0) return json(res, 429, { code: "rate_limited", retryable: true }, { "retry-after": value });
+      json(res, 200, { id: "exr_1", object: "extract_run", status: "processed" });
+    });
+    const error = await client(server.url)
+      .runs.retrieve("exr_1")
+      .then(() => assert.fail(`resolved after Retry-After ${value.slice(0, 12)}`), (e) => e);
+    assert.equal(server.requests.length, 1, `Retry-After ${value.slice(0, 12)} was resent`);
+    assert.ok(error instanceof sdk.RateLimitError, `${error?.name}: ${error?.message}`);
+    assert.equal(error.retryable, true);
+    assert.equal(error.retryAfter, value.length === 400 ? 1e12 : undefined, value.slice(0, 12));
+  }
+});
+
 // 7. Loose ends.
 
 test("a_timeout_above_2_31_ms_is_clamped_instead_of_firing_at_once", async () => {
