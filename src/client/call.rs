@@ -369,6 +369,29 @@ impl Call {
         }
     }
 
+    /// Reports an error answer (status 400 or above) of the last `Send` with its text and, when the host's
+    /// `JSON.parse` reads that text, the reading written back plainly (`host_read`: well-formed strings, a number
+    /// beyond a double as `null`, nesting deeper than the core reads as `null`). The error is made from the text;
+    /// from `host_read` only when the core's own reader refuses the text (a lone surrogate, `1e400`, deep nesting),
+    /// so an error envelope keeps its `code` whenever `JSON.parse` reads it.
+    pub fn on_error_response(
+        &mut self,
+        status: u16,
+        headers: &[(String, String)],
+        text: &str,
+        host_read: &str,
+        env: Env,
+    ) {
+        let trimmed = text.trim();
+        let readable = trimmed.is_empty() || crate::json::parse_value_exact(trimmed).is_some();
+        let body = if status >= 400 && !readable {
+            host_read
+        } else {
+            text
+        };
+        self.answer(status, headers, Some(body), env);
+    }
+
     /// An answer, with its body text or `None` when an error body was not read.
     fn answer(&mut self, status: u16, headers: &[(String, String)], read: Option<&str>, env: Env) {
         let body = read.unwrap_or("");

@@ -285,7 +285,8 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
             } catch {
               parsed = false;
             }
-            if (parsed) {
+            // Only an object is the route's data; anything else goes to the core as text, which refuses it.
+            if (parsed && isObject(data)) {
               const headers = response.headers;
               // The core said such an answer ends the call (`Read::FinalJson`): JS ends it, and `withResponse()` has
               // the core read its request id and replay flag from `headers`, only if it is called.
@@ -305,7 +306,9 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
             finish(resolve, result);
             return;
           }
-          finish(resolve, answer(status, headerText(response.headers), response.headers, text, undefined));
+          const result = answer(status, headerText(response.headers), response.headers, text, undefined);
+          if (failed) result.read = errorRead(text);
+          finish(resolve, result);
         }, (e) => {
           if (!(failed && e === TOO_LARGE)) throw e;
           const result = answer(status, headerText(response.headers), response.headers, "", undefined);
@@ -376,7 +379,7 @@ function discard(response) {
 }
 
 function answer(status, head, headers, text, bytes) {
-  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false, items: undefined, unread: false };
+  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false, items: undefined, unread: false, read: undefined };
 }
 
 /**
@@ -391,10 +394,54 @@ function pageForCore(text) {
   } catch {
     return { text, items: undefined };
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || !Array.isArray(parsed.data)) {
+  if (!isObject(parsed) || !Array.isArray(parsed.data)) {
     return { text, items: undefined };
   }
-  return { text: JSON.stringify({ ...parsed, data: [] }), items: parsed.data };
+  // Only the members the core reads: another member (100 000 levels deep, say) is never written again.
+  const core = { data: [] };
+  for (const name of PAGE_MEMBERS) if (Object.hasOwn(parsed, name)) core[name] = parsed[name];
+  try {
+    return { text: JSON.stringify(core), items: parsed.data };
+  } catch {
+    // One of those members cannot be written (too deep): the core reads the page as it came, and refuses it.
+    return { text, items: undefined };
+  }
+}
+
+/** The members of a page the core reads besides `data` (`Page::from_value`). */
+const PAGE_MEMBERS = ["object", "has_more", "hasMore", "cursor"];
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * An error body as `JSON.parse` reads it, written back plainly for the core (`Body::ErrorText`): strings made
+ * well-formed, numbers beyond a double `null` (as `JSON.stringify` writes them), nesting past 8 levels `null`. The core
+ * reads it only when its own reader refuses the text (a lone surrogate, `1e400`, deep nesting), so an envelope keeps
+ * its `code` whenever `JSON.parse` reads it. `undefined` when `JSON.parse` cannot read the text either.
+ */
+function errorRead(text) {
+  try {
+    return JSON.stringify(plainJson(JSON.parse(text), 0));
+  } catch {
+    return undefined;
+  }
+}
+
+function plainJson(value, depth) {
+  if (typeof value === "string") return wellFormed(value);
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= 8) return null;
+  if (Array.isArray(value)) return value.map((v) => plainJson(v, depth + 1));
+  // A null prototype: a member named `__proto__` stays a member.
+  const out = Object.create(null);
+  for (const name of Object.keys(value)) out[wellFormed(name)] = plainJson(value[name], depth + 1);
+  return out;
+}
+
+function wellFormed(text) {
+  return typeof text.toWellFormed === "function" ? text.toWellFormed() : text.replace(/[\uD800-\uDFFF]/gu, "\uFFFD");
 }
 
 /** Headers as `name\nvalue\n...` text, names in lower case (newlines inside values become spaces). */
@@ -596,6 +643,7 @@ async function run(stepper, fetchFn, signal, holder, list) {
     stepper.free();
   }
 }
+
 
 /** A finished flow's data: from the last answer JS holds, or the value the core made. */
 function result(kind, value, answer, list) {

@@ -74,6 +74,8 @@ extern "C" {
     #[wasm_bindgen(method, getter, structural)]
     fn unread(this: &AttemptAnswer) -> JsValue;
     #[wasm_bindgen(method, getter, structural)]
+    fn read(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
     fn kind(this: &AttemptAnswer) -> JsValue;
     #[wasm_bindgen(method, getter, structural)]
     fn message(this: &AttemptAnswer) -> JsValue;
@@ -269,7 +271,20 @@ impl FlowStepper {
             self.flow.on_response(status, &head, body, env);
         } else {
             let text = answer.text().as_string().unwrap_or_default();
-            self.flow.on_response(status, &head, Body::Text(&text), env);
+            // An error body JSON.parse reads, as `promise.js` wrote it back, for the core when its reader refuses the
+            // text (`errorRead`).
+            match answer.read().as_string() {
+                Some(host_read) => self.flow.on_response(
+                    status,
+                    &head,
+                    Body::ErrorText {
+                        text: &text,
+                        host_read: &host_read,
+                    },
+                    env,
+                ),
+                None => self.flow.on_response(status, &head, Body::Text(&text), env),
+            }
         }
         self.flush(Some(elapsed_ms));
         self.step()

@@ -462,6 +462,68 @@ test("a_retry_after_that_cannot_be_read_ends_the_call_with_the_error_and_is_not_
   }
 });
 
+// 6c. Answers of the wrong shape (issue 24): a 2xx that is not the route's JSON object rejects with its own code and
+// is not resent; a page's extra member is never written again; an error envelope keeps its code whenever JSON.parse
+// reads it.
+
+test("a_2xx_that_is_not_a_json_object_rejects_with_unexpected_shape_and_is_not_resent", async () => {
+  for (const body of ["null", "[]", '["exr_1"]', '"run"', "5", ""]) {
+    const server = await scripted((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(body);
+    });
+    const c = client(server.url);
+    for (const call of [() => c.runs.retrieve("exr_1"), () => c.runs.waitFor("exr_1")]) {
+      const before = server.requests.length;
+      const error = await call().then(() => assert.fail(`resolved for ${JSON.stringify(body)}`), (e) => e);
+      assert.ok(error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError), `${error?.name}: ${error?.message}`);
+      assert.equal(error.code, "unexpected_shape", body);
+      assert.equal(error.status, 200);
+      assert.equal(server.requests.length - before, 1, `${JSON.stringify(body)} was resent`);
+    }
+  }
+});
+
+test("a_list_page_with_a_100000_deep_extra_member_is_read_and_a_deep_cursor_is_refused_not_resent", async () => {
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  const pages = [
+    `{"object":"list","data":[{"id":"exr_1"}],"has_more":false,"cursor":null,"extra":${deep}}`,
+    `{"object":"list","data":[{"id":"exr_1"}],"has_more":true,"cursor":${deep}}`,
+  ];
+  const server = await scripted((req, res, n) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(pages[n]);
+  });
+  const c = client(server.url);
+  const ids = [];
+  for await (const run of c.runs.list()) ids.push(run.id);
+  assert.deepEqual(ids, ["exr_1"]);
+  const error = await c.runs.list().then(() => assert.fail("resolved"), (e) => e);
+  assert.ok(error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError), `${error?.name}: ${error?.message}`);
+  assert.equal(server.requests.length, 2, "neither page was resent");
+});
+
+test("an_error_envelope_keeps_its_code_whenever_json_parse_reads_it", async () => {
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  const bodies = [
+    String.raw`{"code":"invalid_schema","message":"bad \ud800 field"}`,
+    `{"code":"invalid_schema","message":"bad","limit":1e400}`,
+    `{"code":"invalid_schema","message":"bad","detail":${deep}}`,
+  ];
+  for (const body of bodies) {
+    const server = await scripted((req, res) => {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(body);
+    });
+    const error = await client(server.url)
+      .runs.retrieve("exr_1")
+      .then(() => assert.fail("resolved"), (e) => e);
+    assert.ok(error instanceof sdk.BadRequestError, `${error?.name}: ${error?.message}`);
+    assert.equal(error.code, "invalid_schema", body.slice(0, 60));
+    assert.equal(server.requests.length, 1);
+  }
+});
+
 // 7. Loose ends.
 
 test("a_timeout_above_2_31_ms_is_clamped_instead_of_firing_at_once", async () => {
