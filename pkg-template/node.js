@@ -1,12 +1,13 @@
-// Node (import) and Bun: read the .wasm next to this file and instantiate synchronously. Webhook signatures are
-// checked and bodies hashed with node:crypto (OpenSSL in Node, BoringSSL in Bun) by verify and verifySync: it is
-// handed to the module before any export is used.
+// Node (import) and Bun: read the .wasm next to this file and instantiate synchronously.
+// The path is built from this file's own path: webpack and Turbopack rewrite `new URL("./x", import.meta.url)` in
+// server code into an asset URL that is not a file: URL, while `fileURLToPath(import.meta.url)` survives bundling.
 import { readFileSync } from "node:fs";
-import { createPublicKey, hash, verify } from "node:crypto";
-import * as glue from "./wasm/docauto.js";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { initSync } from "./wasm/docauto.js";
 
-glue.initSync({ module: readFileSync(new URL("./wasm/docauto_bg.wasm", import.meta.url)) });
-// Absent from the docauto/realtime module, which verifies nothing.
-glue.__useNodeCrypto?.({ createPublicKey, hash, verify }, true);
+initSync({ module: readFileSync(join(dirname(fileURLToPath(import.meta.url)), "wasm", "@WASM@")) });
+
+// @NODE_CRYPTO(async: true)@
 
 // @EXPORTS@

@@ -22,7 +22,8 @@ const HEADER: &str = "// Generated from the Rust types by `cargo xtask types` (t
 type Generate = fn() -> String;
 
 /// The generated files, relative to the crate root, and what each holds.
-const FILES: [(&str, Generate); 4] = [
+const FILES: [(&str, Generate); 5] = [
+    ("src/wasm/generated/shared.d.ts", shared),
     ("src/wasm/generated/webhooks.d.ts", webhooks),
     ("src/wasm/generated/realtime.d.ts", realtime),
     ("src/wasm/generated/client.d.ts", client),
@@ -39,6 +40,14 @@ fn webhooks() -> String {
             &webhook_codes(),
             false,
         ),
+    ]
+    .join("\n")
+}
+
+/// Types of both the API client's answers and the webhook events: every module that has either declares them.
+fn shared() -> String {
+    [
+        HEADER.to_owned(),
         declaration::<crate::client::agent_runs::AgentRunStatus>(),
     ]
     .join("\n")

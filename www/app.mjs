@@ -13,7 +13,7 @@ const MAX_DELIVERY = 1024 * 1024; // larger deliveries are refused (413) before 
 
 /**
  * Builds the handler.
- * - `sdk`: the `docauto` module (`DocAuto`, `WebhookVerifier`).
+ * - `sdk`: `{ DocAuto, WebhookVerifier }`, from the `docauto` and `docauto/webhooks` entries.
  * - `apiKey`, `baseUrl`: the service.
  * - `webhookEndpointId`: the saved endpoint that points at this handler's /webhooks (runs reference it); optional.
  * - `publicUrl`: this handler's address as the service can reach it; with it, sample documents go by URL

@@ -2,8 +2,11 @@
 // Settings come from the environment (workerd: the `env` bindings): DOCAUTO_BASE_URL, DOCAUTO_API_KEY, and optional
 // DOCAUTO_WEBHOOK_ENDPOINT (a saved endpoint pointing at this backend's /webhooks) and DEMO_PUBLIC_URL. The page and
 // /pkg/ files come from an ASSETS binding (`{ fetch(request) }`); see www/README.md for each runtime.
-import * as sdk from "docauto";
+import { DocAuto } from "docauto";
+import { WebhookVerifier } from "docauto/webhooks";
 import { createApp } from "./app.mjs";
+
+const sdk = { DocAuto, WebhookVerifier };
 
 let app;
 

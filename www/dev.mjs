@@ -74,7 +74,9 @@ export async function startDemo({
 } = {}) {
   const entry = join(pkgDir, "node.js");
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`cargo xtask build\``);
-  const sdk = await import(pathToFileURL(entry).href);
+  const { DocAuto } = await import(pathToFileURL(entry).href);
+  const { WebhookVerifier } = await import(pathToFileURL(join(pkgDir, "webhooks", "node.js")).href);
+  const sdk = { DocAuto, WebhookVerifier };
   const external = Boolean(env.DOCAUTO_BASE_URL && env.DOCAUTO_API_KEY);
   const emulator = external ? null : await startEmulator(emulatorBin, { timeScale, rateLimit });
   const baseUrl = external ? env.DOCAUTO_BASE_URL.replace(/\/$/, "") : emulator.baseUrl;

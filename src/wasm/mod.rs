@@ -34,7 +34,16 @@ use wasm_bindgen::prelude::*;
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
-// The webhook types (key sets, events, WebhookVerificationError) are shared by the verifier and the test signer.
+// Types of both the client's answers and the webhook modules (key sets, the agent-run status).
+#[cfg(any(feature = "client", feature = "webhooks", feature = "testing"))]
+#[wasm_bindgen(typescript_custom_section)]
+const SHARED_TYPES: &'static str = include_str!("shared_types.d.ts");
+
+#[cfg(any(feature = "client", feature = "webhooks", feature = "testing"))]
+#[wasm_bindgen(typescript_custom_section)]
+const GENERATED_SHARED_TYPES: &'static str = include_str!("generated/shared.d.ts");
+
+// The webhook types (events, stores, WebhookVerificationError) are shared by the verifier and the test signer.
 #[cfg(any(feature = "webhooks", feature = "testing"))]
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = include_str!("types.d.ts");

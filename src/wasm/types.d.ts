@@ -1,25 +1,3 @@
-/** A public JSON Web Key of the API's key set (RFC 7517). */
-export interface JsonWebKey {
-  kty: string;
-  crv?: string;
-  x?: string;
-  y?: string;
-  kid?: string;
-  alg?: string;
-  use?: string;
-  key_ops?: string[];
-  [member: string]: unknown;
-}
-
-/** A JWKS document: `{ keys: [...] }`. */
-export interface JsonWebKeySet {
-  keys: JsonWebKey[];
-  /** Set by `exportKeys()`: when the verifier fetched these keys (epoch seconds of its clock). */
-  fetchedAt?: number;
-  /** Set by `exportKeys()`: when they go stale; a verifier seeded with them fetches again from then on. */
-  staleAt?: number;
-}
-
 /**
  * A store of claimed and processed event ids with an atomic claim, shared by every instance of a service (Redis
  * `SET NX`, a Durable Object, D1). `verify` claims each event; `markProcessed` confirms; `releaseClaim` gives up.

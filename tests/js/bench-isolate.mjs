@@ -3,7 +3,7 @@
 // WebCrypto, envelope-vs-claims). Bundled by tests/js/bench.mjs; `input` is what its benchInput() returns. Two
 // references bound what any WebCrypto verifier can reach: `minimal`, the same checks written out in plain JS with
 // nothing else (no options, no key lookup, no error types, the CryptoKey imported once), and `ceiling`.
-import { WebhookVerifier } from "docauto";
+import { WebhookVerifier } from "docauto/webhooks";
 import { base64url, createLocalJWKSet, jwtVerify } from "jose";
 
 export function runners(input, now) {

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { Miniflare } from "miniflare";
-import { WebhookVerifier } from "docauto";
+import { WebhookVerifier } from "docauto/webhooks";
 import { bundle } from "./bundle.mjs";
 import { serveStatic } from "../../www/static.mjs";
 import { launchChromium } from "./chromium.mjs";
@@ -102,7 +102,7 @@ async function speed(input) {
   return Object.fromEntries(Object.entries(r).map(([k, xs]) => [k, median(xs)]));
 }
 
-function sizes(path = "pkg/wasm/docauto_bg.wasm") {
+function sizes(path = "pkg/webhooks/wasm/docauto-webhooks.wasm") {
   const wasm = readFileSync(root + path);
   return {
     raw: wasm.length,
@@ -112,7 +112,7 @@ function sizes(path = "pkg/wasm/docauto_bg.wasm") {
 }
 
 /** Import + first verify in a fresh Node process (median of 5 processes). */
-function coldNode(input, specifier = "docauto") {
+function coldNode(input, specifier = "docauto/webhooks") {
   const script = `
     const t0 = performance.now();
     const { WebhookVerifier } = await import("${specifier}");
@@ -138,7 +138,7 @@ function coldNode(input, specifier = "docauto") {
 async function coldWorkerd(input) {
   const dir = root + "target/docauto-js/bench-worker/";
   mkdirSync(dir + "wasm", { recursive: true });
-  writeFileSync(dir + "with.mjs", `import { WebhookVerifier } from "docauto";
+  writeFileSync(dir + "with.mjs", `import { WebhookVerifier } from "docauto/webhooks";
 export default { async fetch(req, env) {
   const v = new WebhookVerifier({ jwks: JSON.parse(env.JWKS), now: ${NOW} });
   const e = await v.verify(env.BODY, env.TOKEN);
@@ -147,7 +147,7 @@ export default { async fetch(req, env) {
   writeFileSync(dir + "without.mjs", `export default { async fetch(req, env) { return new Response(env.BODY.slice(0, 4)); } };`);
   const { code } = await bundle(dir + "with.mjs", { conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"] });
   writeFileSync(dir + "with.bundle.mjs", code);
-  copyFileSync(root + "pkg/wasm/docauto_bg.wasm", dir + "wasm/docauto_bg.wasm");
+  copyFileSync(root + "pkg/webhooks/wasm/docauto-webhooks.wasm", dir + "wasm/docauto-webhooks.wasm");
   const once = async (script) => {
     const t0 = performance.now();
     const mf = new Miniflare({
@@ -189,7 +189,7 @@ export default { async fetch(req, env) {
 } };`);
   const { code } = await bundle(dir + "entry.mjs", { conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"] });
   writeFileSync(dir + "worker.mjs", code);
-  copyFileSync(root + "pkg/wasm/docauto_bg.wasm", dir + "wasm/docauto_bg.wasm");
+  copyFileSync(root + "pkg/webhooks/wasm/docauto-webhooks.wasm", dir + "wasm/docauto-webhooks.wasm");
   const mf = new Miniflare({
     modules: true, scriptPath: dir + "worker.mjs", compatibilityDate: "2025-09-01",
     modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
@@ -213,10 +213,10 @@ export default { async fetch(req, env) {
 async function isolateChromium(input) {
   const dir = root + "target/docauto-js/bench-isolate-browser/";
   mkdirSync(dir, { recursive: true });
-  const { code } = await bundle(root + "tests/js/bench-isolate.mjs", { conditions: ["browser"], format: "esm", external: ["docauto"] });
+  const { code } = await bundle(root + "tests/js/bench-isolate.mjs", { conditions: ["browser"], format: "esm", external: ["docauto/webhooks"] });
   writeFileSync(dir + "isolate.mjs", code);
   writeFileSync(dir + "index.html", `<!doctype html><meta charset="utf-8"><title>bench</title>
-<script type="importmap">{ "imports": { "docauto": "/pkg/index.js" } }</script>
+<script type="importmap">{ "imports": { "docauto/webhooks": "/pkg/webhooks/index.js" } }</script>
 <script type="module">
 import { runners, loop } from "./isolate.mjs";
 const r = runners(${JSON.stringify(isolateInput(input))}, ${NOW});
@@ -258,7 +258,7 @@ async function compareRounds(batch) {
  */
 async function hashing(input) {
   const glue = await import(`${pathToFileURL(root + "pkg/webhooks/wasm/docauto.js")}?without-node-crypto`);
-  glue.initSync({ module: readFileSync(root + "pkg/webhooks/wasm/docauto_bg.wasm") });
+  glue.initSync({ module: readFileSync(root + "pkg/webhooks/wasm/docauto-webhooks.wasm") });
   glue.__useNodeCrypto({ createPublicKey, verify: () => true }, true);
   const out = [];
   for (const size of [input.bytes, 64 * 1024, 1024 * 1024]) {
@@ -327,10 +327,8 @@ async function main() {
   const h = await hashing(input);
   const iw = await isolateWorkerd(input);
   const ic = await isolateChromium(input);
-  const z = sizes();
-  const zw = sizes("pkg/webhooks/wasm/docauto_bg.wasm");
+  const zw = sizes();
   const cn = coldNode(input);
-  const cnw = coldNode(input, "docauto/webhooks");
   const cw = await coldWorkerd(input);
   const node = process.version;
   const lines = [
@@ -351,15 +349,11 @@ async function main() {
     `| Chromium (headless): the same checks in plain JS and nothing else | ${fmt(ic.minimal)} verifications/s | ${ic.minimalRatio.toFixed(2)} |`,
     `| Chromium (headless): \`crypto.subtle.verify\` alone, inputs prepared before the loop (the ceiling) | ${fmt(ic.ceiling)} verifications/s | ${ic.ceilingRatio.toFixed(2)} |`,
     ...h.map((x) => `| SHA-256 of a ${kb(x.size)} body (Node): node:crypto \`hash\` / WebCrypto \`digest\` / sha2 in wasm (hash only: the copy into wasm comes on top; used where no node:crypto is handed over) | ${x.node.toFixed(1)} / ${x.subtle.toFixed(1)} / ${x.wasm.toFixed(1)} us | |`),
-    `| \`docauto_bg.wasm\` raw | ${kb(z.raw)} | |`,
-    `| \`docauto_bg.wasm\` gzip -9 | ${kb(z.gzip)} | |`,
-    `| \`docauto_bg.wasm\` brotli q11 | ${kb(z.brotli)} | |`,
     `| \`docauto/webhooks\` (verifier-only module) raw | ${kb(zw.raw)} | |`,
     `| \`docauto/webhooks\` gzip -9 | ${kb(zw.gzip)} | |`,
     `| \`docauto/webhooks\` brotli q11 | ${kb(zw.brotli)} | |`,
-    `| Node cold start: \`import("docauto")\` | ${cn.importMs.toFixed(1)} ms | |`,
+    `| Node cold start: \`import("docauto/webhooks")\` | ${cn.importMs.toFixed(1)} ms | |`,
     `| Node cold start: first \`verify\` (then a second) | ${cn.firstMs.toFixed(1)} ms (${cn.secondMs.toFixed(2)} ms) | |`,
-    `| Node cold start: \`import("docauto/webhooks")\`, first \`verify\` | ${cnw.importMs.toFixed(1)} ms, ${cnw.firstMs.toFixed(1)} ms | |`,
     `| workerd (miniflare) start + first request verifying, with the package | ${cw.withMs.toFixed(0)} ms | |`,
     `| workerd (miniflare) start + first request, same worker without the package | ${cw.withoutMs.toFixed(0)} ms | |`,
   ];

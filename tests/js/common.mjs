@@ -1,5 +1,6 @@
 // Helpers shared by the runners that live in Node-compatible runtimes (Node, Deno, Bun).
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 
 export const FIXTURES_URL = new URL("../../target/docauto-js/fixtures.json", import.meta.url);
 
@@ -17,4 +18,14 @@ export function resolvedCheck(resolved, file) {
   const ok = resolved.endsWith(`/pkg/${file}`);
   console.log(`${ok ? "ok  " : "FAIL"} "docauto" resolves to ${file} (got ${resolved})`);
   return { passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
+}
+
+/**
+ * The bytes of the one wasm module in a glue folder (`DOCAUTO_GLUE_DIR`, a `wasm/` folder of the package): its file
+ * is named per entry (`docauto-client.wasm`, ...; `docauto_bg.wasm` in builds before 0.2.0).
+ */
+export function readWasmIn(dir) {
+  const name = readdirSync(dir).find((f) => f.endsWith(".wasm"));
+  if (!name) throw new Error(`no .wasm in ${dir}`);
+  return readFileSync(join(dir, name));
 }

@@ -20,7 +20,7 @@ const BOUND_MS = 2 * TIMEOUT_MS + 2500;
 
 // The module-scope verifier of the README's Cloudflare example. `/kick` starts a key refresh and answers at once
 // without awaiting it: the fetch belongs to a request that has ended.
-const WORKER = `import { WebhookVerifier } from "docauto";
+const WORKER = `import { WebhookVerifier } from "docauto/webhooks";
 let verifier;
 export default {
   async fetch(request, env) {
@@ -67,7 +67,7 @@ const { code } = await bundle(dir + "entry.mjs", {
   external: ["*.wasm"],
 });
 writeFileSync(dir + "worker.mjs", code);
-copyFileSync(fileURLToPath(new URL("../../pkg/wasm/docauto_bg.wasm", import.meta.url)), dir + "wasm/docauto_bg.wasm");
+copyFileSync(fileURLToPath(new URL("../../pkg/webhooks/wasm/docauto-webhooks.wasm", import.meta.url)), dir + "wasm/docauto-webhooks.wasm");
 
 const caseNamed = (prefix) => {
   const c = fx.cases.find((x) => x.name.startsWith(prefix));

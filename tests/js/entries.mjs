@@ -12,14 +12,28 @@ const ENTRIES = [
   {
     name: "docauto",
     dir: "",
-    has: ["DocAuto", "WebhookVerifier", "RealtimeTranscriber", "APIError", "WebhookVerificationError", "RealtimeError"],
-    lacks: [],
+    module: "docauto-client.wasm",
+    has: ["DocAuto", "APIError", "NotFoundError", "validateExtractionSchema"],
+    lacks: ["WebhookVerifier", "WebhookVerificationError", "RealtimeTranscriber", "RealtimeError", "TestSigner"],
   },
-  { name: "docauto/webhooks", dir: "webhooks/", has: ["WebhookVerifier", "WebhookVerificationError"], lacks: ["DocAuto", "RealtimeTranscriber"] },
-  { name: "docauto/realtime", dir: "realtime/", has: ["RealtimeTranscriber", "RealtimeError"], lacks: ["DocAuto", "WebhookVerifier"] },
+  {
+    name: "docauto/webhooks",
+    dir: "webhooks/",
+    module: "docauto-webhooks.wasm",
+    has: ["WebhookVerifier", "WebhookVerificationError"],
+    lacks: ["DocAuto", "RealtimeTranscriber"],
+  },
+  {
+    name: "docauto/realtime",
+    dir: "realtime/",
+    module: "docauto-realtime.wasm",
+    has: ["RealtimeTranscriber", "RealtimeError"],
+    lacks: ["DocAuto", "WebhookVerifier"],
+  },
   {
     name: "docauto/testing",
     dir: "testing/",
+    module: "docauto-testing.wasm",
     has: ["TestSigner", "WebhookVerificationError"],
     lacks: ["DocAuto", "WebhookVerifier", "RealtimeTranscriber"],
   },
@@ -45,16 +59,56 @@ for (const entry of ENTRIES) {
   });
 }
 
-await t.run("only the Node, Bun and Deno entries import node:crypto; browser, workerd and edge entries import no node: module", () => {
-  for (const dir of ["", "webhooks/", "realtime/"]) {
-    const read = (file) => readFileSync(new URL(`../../pkg/${dir}${file}`, import.meta.url), "utf8");
+await t.run("only a verifying entry's Node, Bun and Deno files import node:crypto; no browser, workerd or edge file imports a node: module", () => {
+  for (const entry of ENTRIES) {
+    const read = (file) => readFileSync(new URL(`../../pkg/${entry.dir}${file}`, import.meta.url), "utf8");
     for (const file of ["index.js", "workerd.js", "edge-light.js"]) {
-      assert(!/from\s+["']node:/.test(read(file)), `${dir}${file} imports a node: module`);
+      assert(!/from\s+["']node:/.test(read(file)), `${entry.dir}${file} imports a node: module`);
     }
+    const verifies = entry.has.includes("WebhookVerifier");
     for (const file of ["node.js", "deno.js"]) {
-      assert(/from\s+"node:crypto"/.test(read(file)), `${dir}${file} does not import node:crypto`);
+      assert(/from\s+"node:crypto"/.test(read(file)) === verifies, `${entry.dir}${file}: imports node:crypto is not ${verifies}`);
     }
   }
+});
+
+await t.run("every generated entry imports from its glue only names the glue exports (strict ESM linking: Turbopack, webpack)", async () => {
+  for (const entry of ENTRIES) {
+    const glue = readFileSync(new URL(`../../pkg/${entry.dir}wasm/docauto.js`, import.meta.url), "utf8");
+    for (const file of ["index.js", "node.js", "deno.js", "workerd.js", "edge-light.js"]) {
+      const src = readFileSync(new URL(`../../pkg/${entry.dir}${file}`, import.meta.url), "utf8");
+      assert(!/import \* as/.test(src), `${entry.dir}${file} imports a namespace (a missing name would link as undefined)`);
+      for (const m of src.matchAll(/import \{([^}]*)\} from "\.\/wasm\/docauto\.js"/g)) {
+        for (const name of m[1].split(",").map((n) => n.trim()).filter(Boolean)) {
+          assert(new RegExp(`export (function|class|const|let) ${name}\\b|export \\{[^}]*\\b${name}\\b`).test(glue), `${entry.dir}${file} imports ${name}, which its glue does not export`);
+        }
+      }
+    }
+  }
+});
+
+await t.run("each entry's module has its own file name, and every file of an entry names that module (esbuild users copy them into one folder)", () => {
+  const names = new Set(ENTRIES.map((e) => e.module));
+  assert(names.size === ENTRIES.length, "two entries share a module file name");
+  for (const entry of ENTRIES) {
+    readFileSync(new URL(`../../pkg/${entry.dir}wasm/${entry.module}`, import.meta.url));
+    for (const file of ["index.js", "node.js", "deno.js", "workerd.js", "edge-light.js", "wasm/docauto.js"]) {
+      const src = readFileSync(new URL(`../../pkg/${entry.dir}${file}`, import.meta.url), "utf8");
+      const named = [...src.matchAll(/["'/]([\w-]+\.wasm)["'?]/g)].map((m) => m[1]);
+      assert(named.length > 0 && named.every((n) => n === entry.module), `${entry.dir}${file} names ${named.join(", ")}`);
+    }
+  }
+});
+
+await t.run("the glue's initSync takes a WebAssembly.Module compiled in another realm (Next.js edge routes)", async () => {
+  const { runInNewContext } = await import("node:vm");
+  const bytes = readFileSync(new URL("../../pkg/webhooks/wasm/docauto-webhooks.wasm", import.meta.url));
+  const foreign = runInNewContext("new WebAssembly.Module(bytes)", { bytes });
+  assert(!(foreign instanceof WebAssembly.Module), "the module is not from another realm");
+  const glue = await import(`../../pkg/webhooks/wasm/docauto.js?realm-test`);
+  glue.initSync({ module: foreign });
+  const verifier = new glue.WebhookVerifier({ baseUrl: "https://api.example" });
+  assert(typeof verifier.verify === "function", "no verifier");
 });
 
 await t.run("docauto/realtime: a transcriber is constructed with a ticket URL and refuses a bad one with a coded error", async () => {

@@ -3,7 +3,7 @@
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync, copyFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { createServer as createHttpServer } from "node:http";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -150,7 +150,9 @@ async function main() {
         conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"],
       });
       writeFileSync(dir + "worker.mjs", code);
-      copyFileSync(root + "pkg/wasm/docauto_bg.wasm", dir + "wasm/docauto_bg.wasm");
+      for (const module of readdirSync(root + "pkg", { recursive: true }).filter((f) => f.endsWith(".wasm"))) {
+        copyFileSync(root + "pkg/" + module, dir + "wasm/" + module.split("/").pop());
+      }
       const mf = new Miniflare({
         modules: true, scriptPath: dir + "worker.mjs", compatibilityDate: "2025-09-01",
         modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],

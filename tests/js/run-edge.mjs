@@ -29,7 +29,9 @@ const { code, inputs } = await bundle("./edge-entry.mjs", {
   format: "iife",
   plugins: [wasmModuleImports],
 });
-report("edge resolution", resolvedCheck("/" + (inputs.find((i) => i.startsWith("pkg/") && !i.includes("/wasm/")) ?? "none"), "edge-light.js"));
+const entries = inputs.filter((i) => i.startsWith("pkg/") && !i.includes("/wasm/"));
+report("edge resolution", resolvedCheck("/" + (entries.find((i) => !i.includes("webhooks/")) ?? "none"), "edge-light.js"));
+report("edge resolution (webhooks)", resolvedCheck("/" + (entries.find((i) => i.includes("webhooks/")) ?? "none"), "webhooks/edge-light.js"));
 const runtime = new EdgeRuntime({ initialCode: code });
 let out;
 try {

@@ -32,7 +32,7 @@ nodeCrypto.hash = (algorithm, data, ...rest) => {
   return realHash(algorithm, data, ...rest);
 };
 syncBuiltinESMExports();
-const { WebhookVerifier } = await import("docauto");
+const { WebhookVerifier } = await import("docauto/webhooks");
 
 const fx = loadFixtures();
 const t = new Checks(console.log);

@@ -1,18 +1,24 @@
-// Node, CommonJS require: the "node" > "require" condition (index.cjs, which requires the ES module entry).
+// Node, CommonJS require: the "node" > "require" condition (index.cjs, which requires the ES module entry) of the
+// root entry and of `docauto/webhooks`.
 const path = require("node:path");
 
 async function main() {
   const docauto = require("docauto");
+  const webhooks = require("docauto/webhooks");
   const { loadFixtures, report, resolvedCheck } = await import("./common.mjs");
   const { runSuite, Checks, assert } = await import("./suite.mjs");
-  report("node-require resolution", resolvedCheck(require.resolve("docauto").split(path.sep).join("/"), "index.cjs"));
+  const { runClientEntry } = await import("./client-entry.mjs");
+  const resolved = (s) => require.resolve(s).split(path.sep).join("/");
+  report("node-require resolution", resolvedCheck(resolved("docauto"), "index.cjs"));
+  report("node-require resolution (webhooks)", resolvedCheck(resolved("docauto/webhooks"), "webhooks/index.cjs"));
   const t = new Checks(console.log);
-  await t.run("require and import share one module instance", async () => {
-    const esm = await import("docauto");
-    assert(esm.WebhookVerifier === docauto.WebhookVerifier, "two different WebhookVerifier classes");
+  await t.run("require and import share one module instance (each entry)", async () => {
+    assert((await import("docauto")).DocAuto === docauto.DocAuto, "two different DocAuto classes");
+    assert((await import("docauto/webhooks")).WebhookVerifier === webhooks.WebhookVerifier, "two different WebhookVerifier classes");
   });
   report("node-require instance", t);
-  report("node-require", await runSuite(docauto, loadFixtures()));
+  report("node-require client entry", await runClientEntry(docauto));
+  report("node-require docauto/webhooks", await runSuite(webhooks, loadFixtures()));
 }
 
 main().catch((e) => {

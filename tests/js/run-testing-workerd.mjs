@@ -26,7 +26,7 @@ const res = await build({
   plugins: [{
     name: "wasm-per-entry",
     setup(b) {
-      // "./wasm/docauto_bg.wasm" of pkg/testing/workerd.js becomes "./testing/wasm/docauto_bg.wasm", and so on.
+      // "./wasm/docauto-testing.wasm" of pkg/testing/workerd.js becomes "./testing/wasm/docauto-testing.wasm", and so on.
       b.onResolve({ filter: /\.wasm$/ }, (args) => {
         const file = relative(root + "pkg", `${args.resolveDir}/${args.path}`);
         wasms.add(file);

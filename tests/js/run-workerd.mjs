@@ -1,5 +1,5 @@
-// workerd (Cloudflare Workers) through miniflare: the suite runs inside a Worker that imports "docauto" through the
-// "workerd" condition; the .wasm is a CompiledWasm module, as wrangler provides it.
+// workerd (Cloudflare Workers) through miniflare: the suite runs inside a Worker that imports the root entry and
+// `docauto/webhooks` through the "workerd" condition; each .wasm is a CompiledWasm module, as wrangler provides it.
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { bundle } from "./bundle.mjs";
@@ -12,9 +12,14 @@ const { code, inputs } = await bundle("./worker-entry.mjs", {
   format: "esm",
   external: ["*.wasm"],
 });
-report("workerd resolution", resolvedCheck("/" + (inputs.find((i) => i.startsWith("pkg/") && !i.includes("/wasm/")) ?? "none"), "workerd.js"));
+const entries = inputs.filter((i) => i.startsWith("pkg/") && !i.includes("/wasm/"));
+report("workerd resolution", resolvedCheck("/" + (entries.find((i) => !i.includes("webhooks/")) ?? "none"), "workerd.js"));
+report("workerd resolution (webhooks)", resolvedCheck("/" + (entries.find((i) => i.includes("webhooks/")) ?? "none"), "webhooks/workerd.js"));
 mkdirSync(dir + "wasm", { recursive: true });
 writeFileSync(dir + "worker.mjs", code);
-copyFileSync(fileURLToPath(new URL("../../pkg/wasm/docauto_bg.wasm", import.meta.url)), dir + "wasm/docauto_bg.wasm");
+// The bundle keeps each entry's `import "./wasm/<module>.wasm"` (external): one folder holds both, by their names.
+for (const module of ["wasm/docauto-client.wasm", "webhooks/wasm/docauto-webhooks.wasm"]) {
+  copyFileSync(fileURLToPath(new URL(`../../pkg/${module}`, import.meta.url)), dir + "wasm/" + module.split("/").pop());
+}
 
 await runSuiteWorker(dir + "worker.mjs", "workerd");

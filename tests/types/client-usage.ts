@@ -17,7 +17,6 @@ import {
   PermissionDeniedError,
   RateLimitError,
   UnprocessableEntityError,
-  WebhookVerificationError,
   type APIPromise,
   type Agent,
   type AgentList,
@@ -199,8 +198,6 @@ async function errors(): Promise<void> {
       e instanceof PermissionDeniedError || e instanceof ConflictError || e instanceof GoneError ||
       e instanceof UnprocessableEntityError || e instanceof InternalServerError || e instanceof APIError
     ) {
-      void e.code;
-    } else if (e instanceof WebhookVerificationError) {
       void e.code;
     }
   }

@@ -6,7 +6,7 @@ import {
   type RealtimeTranscriberOptions,
   type RealtimeLevel,
   type RealtimeTranscript,
-} from "docauto";
+} from "docauto/realtime";
 
 export async function live(): Promise<void> {
   const options: RealtimeTranscriberOptions = {

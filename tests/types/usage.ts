@@ -16,7 +16,7 @@ import {
   type WebhookEvent,
   type WebhookVerificationError,
   type WebhookVerifierOptions,
-} from "docauto";
+} from "docauto/webhooks";
 
 const key: JsonWebKey = { kty: "EC", crv: "P-256", x: "x", y: "y", kid: "k1", alg: "ES256", use: "sig" };
 const jwks: JsonWebKeySet = { keys: [key] };

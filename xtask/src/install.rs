@@ -69,37 +69,34 @@ fn wasm_bindgen_cli() -> Result<(), String> {
 }
 
 fn npm_tooling() -> Result<(), String> {
-    let r = root();
-    let lock = r.join("package-lock.json");
-    let marker = r.join("node_modules").join(".package-lock.json");
+    npm_ci(&root(), "node_modules/.bin/wasm-opt")
+}
+
+/// The bundler suite's pinned tools (tests/bundlers and its Next.js 16.2 folder): only `cargo xtask test` needs them.
+pub fn bundler_tooling() -> Result<(), String> {
+    let suite = root().join("tests/bundlers");
+    npm_ci(&suite, "node_modules/.bin/next")?;
+    npm_ci(&suite.join("next-16.2"), "node_modules/.bin/next")
+}
+
+/// `npm ci` in `dir` unless its node_modules is newer than its package.json and lockfile and holds `probe`. The
+/// lockfiles list every platform's optional packages (checked by tests/js/lockfiles.mjs), so `npm ci` works on Linux,
+/// macOS and Windows, x64 and arm64; a failure is reported, never papered over by a looser `npm install`.
+fn npm_ci(dir: &Path, probe: &str) -> Result<(), String> {
+    let lock = dir.join("package-lock.json");
+    let marker = dir.join("node_modules").join(".package-lock.json");
     let stale = !marker.exists()
         || newer(&lock, &marker)
-        || newer(&r.join("package.json"), &marker)
-        || !r.join("node_modules/.bin/wasm-opt").exists();
+        || newer(&dir.join("package.json"), &marker)
+        || !dir.join(probe).exists();
     if !stale {
         return Ok(());
     }
-    if lock.exists() {
-        step("npm ci");
-        let ci = util::run(
-            Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund"])
-                .current_dir(&r),
-            Duration::from_secs(15 * MIN),
-        );
-        if ci.is_ok() {
-            return Ok(());
-        }
-        // npm ci refuses a lockfile that lacks other platforms' optional packages (e.g. @deno/darwin-arm64), which
-        // happens when the registry in use does not serve them. `npm install` keeps the locked versions and skips
-        // optional packages it cannot fetch.
-        println!("xtask: npm ci failed; falling back to npm install (locked versions, optional packages skipped)");
-    }
-    step("npm install");
+    step(&format!("npm ci ({})", dir.display()));
     util::run(
         Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund"])
-            .current_dir(&r),
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(dir),
         Duration::from_secs(15 * MIN),
     )
 }

@@ -261,11 +261,6 @@ fn js_suites(t: &mut Tally) {
             240,
         ),
         (
-            "node (docauto/webhooks)",
-            node("tests/js/run-node-webhooks.mjs"),
-            180,
-        ),
-        (
             "node (docauto/testing: TestSigner vs jose and the verifier)",
             node("tests/js/run-testing.mjs"),
             120,
@@ -293,6 +288,11 @@ fn js_suites(t: &mut Tally) {
         ),
         ("no any in .d.ts", node("tests/types/no-any.mjs"), 120),
         ("package entries (node)", node("tests/js/entries.mjs"), 120),
+        (
+            "lockfiles: every platform's packages locked",
+            node("tests/js/lockfiles.mjs"),
+            60,
+        ),
         ("README examples", node("tests/js/readme-examples.mjs"), 300),
         (
             "realtime: chromium + emulator",
@@ -400,6 +400,7 @@ fn package_hygiene(t: &mut Tally) {
                 ok.is_ok(),
                 "type resolution problems in the tarball",
             );
+            bundlers(t, &tarball);
         }
         (Err(e), _) => t.lint("attw", false, &e),
         (Ok(()), None) => t.lint("attw", false, "npm pack wrote no tarball"),
@@ -412,22 +413,43 @@ fn package_hygiene(t: &mut Tally) {
         Duration::from_secs(180),
     );
     t.lint("publint", ok.is_ok(), "package problems or warnings");
-    for mode in ["cjs", "esm", "bundler"] {
-        step(&format!(
-            "tsc -p tests/types/modes/{mode} (a {mode} project imports every entry)"
-        ));
-        let ok = util::run(
-            Command::new(bin("tsc"))
-                .args(["-p", &format!("tests/types/modes/{mode}/tsconfig.json")])
-                .current_dir(&r),
-            Duration::from_secs(180),
-        );
-        t.lint(
-            &format!("tsc ({mode} project)"),
-            ok.is_ok(),
-            "the package's types do not compile there",
-        );
+}
+
+/// The bundler suite (tests/bundlers/run.mjs): apps of our own built from the packed tarball with Vite, webpack,
+/// esbuild and Next.js, then run; its `RESULT` lines are tests, its `CHECK` lines (tsc) are checks.
+fn bundlers(t: &mut Tally, tarball: &std::path::Path) {
+    let r = root();
+    if let Err(e) = crate::install::bundler_tooling() {
+        return t.check("bundlers", false, &e);
     }
+    step("bundlers: Vite, webpack, esbuild, Next.js and tsc apps built from the packed tarball (tests/bundlers/run.mjs)");
+    let res = util::run_capture(
+        Command::new("node")
+            .arg("tests/bundlers/run.mjs")
+            .arg(tarball)
+            .current_dir(&r)
+            .env("CI", "true"),
+        Duration::from_secs(20 * 60),
+        true,
+    );
+    if let Ok(fin) = &res {
+        for line in fin.output.lines() {
+            let Some(json) = line.trim().strip_prefix("CHECK ") else {
+                continue;
+            };
+            let name = json
+                .split("\"name\":\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or("tsc");
+            t.lint(
+                name,
+                json.contains("\"ok\":true"),
+                "the package's types do not compile there",
+            );
+        }
+    }
+    add_js(t, "bundlers", res);
 }
 
 /// Adds the `# pass N` / `# fail N` summary of `node --test --test-reporter=tap`.

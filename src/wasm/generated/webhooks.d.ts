@@ -72,9 +72,3 @@ export type WebhookErrorCode =
   | "invalid_options"
   | "keys_not_loaded"
   | "body_too_large";
-
-/**
- * Status of an agent run.
- * Open: the service may add values.
- */
-export type AgentRunStatus = "queued" | "processing" | "waiting" | "paused" | "completed" | "failed" | "cancelled" | "expired" | (string & {});

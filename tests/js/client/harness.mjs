@@ -8,6 +8,7 @@ import { createServer } from "node:http";
 import { join, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { once } from "node:events";
+import { readWasmIn } from "../common.mjs";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const KEY = "sk_test_docauto";
@@ -42,7 +43,7 @@ export async function loadSdk() {
   const dir = process.env.DOCAUTO_GLUE_DIR;
   if (dir) {
     const glue = await import(pathToFileURL(join(dir, "docauto.js")).href);
-    glue.initSync({ module: readFileSync(join(dir, "docauto_bg.wasm")) });
+    glue.initSync({ module: readWasmIn(dir) });
     const errors = await import(pathToFileURL(findFile(join(dir, "snippets"), "errors.js")).href);
     return { ...glue, ...errors };
   }

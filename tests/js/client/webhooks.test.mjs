@@ -3,6 +3,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { once } from "node:events";
+import { WebhookVerifier, WebhookVerificationError } from "docauto/webhooks";
 import { loadSdk, startEmulator, serveFiles, fetchSpy, rejectsWith, KEY } from "./harness.mjs";
 
 const sdk = await loadSdk();
@@ -84,10 +85,10 @@ test("jwks_is_fetched_without_the_api_key", async () => {
     assert.ok(received.length > 0, "the emulator delivered a signed event");
     const { body, signature } = received[0];
     assert.equal(typeof signature, "string");
-    const verifier = new sdk.WebhookVerifier({ jwks });
+    const verifier = new WebhookVerifier({ jwks });
     const event = await verifier.verify(body, signature);
     assert.equal(typeof event.type, "string");
-    await assert.rejects(verifier.verify(body.replace(/.$/, " "), signature), sdk.WebhookVerificationError);
+    await assert.rejects(verifier.verify(body.replace(/.$/, " "), signature), WebhookVerificationError);
   } finally {
     receiver.close();
     await docs.close();

@@ -56,7 +56,7 @@ async function checks(runtime, call) {
   await t.run(`${runtime}: the page and the package's wasm are served`, async () => {
     const page = await call("/");
     assert(page.status === 200 && (await page.text()).includes("docauto demo"), `page ${page.status}`);
-    const wasm = await call("/pkg/wasm/docauto_bg.wasm");
+    const wasm = await call("/pkg/wasm/docauto-client.wasm");
     assert(wasm.headers.get("content-type") === "application/wasm", `wasm ${wasm.headers.get("content-type")}`);
     await wasm.arrayBuffer();
   });
@@ -103,7 +103,9 @@ async function workerd(env) {
     entryPoints: [join(ROOT, "www", "backend.mjs")], bundle: true, format: "esm", outfile: join(dir, "worker.mjs"),
     conditions: ["workerd", "worker", "browser"], external: ["*.wasm"], logLevel: "error",
   });
-  copyFileSync(join(ROOT, "pkg", "wasm", "docauto_bg.wasm"), join(dir, "wasm", "docauto_bg.wasm"));
+  for (const module of [["wasm", "docauto-client.wasm"], ["webhooks", "wasm", "docauto-webhooks.wasm"]]) {
+    copyFileSync(join(ROOT, "pkg", ...module), join(dir, "wasm", module.at(-1)));
+  }
   const assets = diskAssets({ "/pkg/": join(ROOT, "pkg"), "/": join(ROOT, "www", "public") });
   const mf = new Miniflare({
     modules: true, scriptPath: join(dir, "worker.mjs"), compatibilityDate: "2025-09-01",

@@ -5,10 +5,10 @@
 // Run: `node tests/js/realtime/bench.mjs [seconds]` with pkg/ built (`cargo xtask build`), or DOCAUTO_GLUE_DIR set
 // to a `wasm-bindgen --target web` folder. Prints the realtime factors (audio seconds per CPU second; the floor is
 // 200x for the wasm path) and `N passed, N failed`.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sdkLocation, runner } from "./harness.mjs";
+import { readWasmIn } from "../common.mjs";
 
 const IN_RATE = 48_000;
 const OUT_RATE = 16_000;
@@ -18,7 +18,7 @@ const FLOOR = 200;
 async function loadTranscriber() {
   const sdk = sdkLocation("node");
   const mod = await import(pathToFileURL(join(sdk.dir, sdk.entry)).href);
-  if (sdk.glue) mod.initSync({ module: readFileSync(join(sdk.dir, "docauto_bg.wasm")) });
+  if (sdk.glue) mod.initSync({ module: readWasmIn(sdk.dir) });
   return mod.RealtimeTranscriber;
 }
 

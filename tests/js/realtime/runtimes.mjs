@@ -5,9 +5,9 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { ROOT, startEmulator, createSession, runner, sdkLocation } from "./harness.mjs";
+import { readWasmIn } from "../common.mjs";
 
 const bin = (b) => join(ROOT, "node_modules", ".bin", b);
 const script = join(ROOT, "tests", "js", "realtime", "send-tone.mjs");
@@ -59,7 +59,7 @@ await r.test("node_a_message_over_256_KiB_is_refused_unread_and_the_session_goes
   });
   const loc = sdkLocation("node");
   const sdk = await import(pathToFileURL(join(loc.dir, loc.entry)).href);
-  if (loc.glue) sdk.initSync({ module: readFileSync(join(loc.dir, "docauto_bg.wasm")) });
+  if (loc.glue) sdk.initSync({ module: readWasmIn(loc.dir) });
   const { RealtimeTranscriber } = sdk;
   const url = `ws://127.0.0.1:${server.address().port}/s`;
   const t = new RealtimeTranscriber({ url, WebSocket });

@@ -1,8 +1,9 @@
 // Child script of runtimes.mjs, run by Node, Deno or Bun: `sendAudio` without a microphone, through the runtime's
 // own WebSocket (Node 20 has none: there the `ws` package is passed as the `WebSocket` option). Prints one JSON line.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { readWasmIn } from "../common.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const [url] = process.argv.slice(2).filter((a) => a.startsWith("ws"));
@@ -11,7 +12,7 @@ async function sdk() {
   const glue = process.env.DOCAUTO_GLUE_DIR;
   if (glue) {
     const mod = await import(pathToFileURL(join(glue, "docauto.js")).href);
-    mod.initSync({ module: readFileSync(join(glue, "docauto_bg.wasm")) });
+    mod.initSync({ module: readWasmIn(glue) });
     return mod;
   }
   const pkg = process.env.DOCAUTO_PKG_DIR ?? join(root, "pkg");

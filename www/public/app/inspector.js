@@ -1,6 +1,6 @@
 // Panel 4: the webhook inspector. Every delivery the backend received (verified or rejected with its code), and a
 // box that verifies a pasted signature header and body in the browser with the wasm WebhookVerifier.
-import { WebhookVerifier } from "/pkg/index.js";
+import { WebhookVerifier } from "/pkg/webhooks/index.js";
 import { api, h, showError, onDelivery } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);

@@ -1,6 +1,6 @@
 // Panel 3: live transcription. The backend mints each session (it holds the key); the page gets only the single-use
 // ticket URL, through `getUrl`, also on reconnects.
-import { RealtimeTranscriber } from "/pkg/index.js";
+import { RealtimeTranscriber } from "/pkg/realtime/index.js";
 import { api, h, showError, clock } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);

@@ -1,0 +1,6 @@
+import { readRun, receive } from "../../webhook.js";
+
+export const runtime = "edge";
+export const dynamic = "force-dynamic";
+export const POST = receive;
+export const GET = readRun;
