@@ -644,17 +644,28 @@ async function run(stepper, fetchFn, signal, holder, list) {
 
 // A finished call's handle is freed once the caller has its result: dropping the call's Rust values (a 20 KB params
 // object is about 15 us of wasm) then runs after the caller's continuation, while the next request is on the wire,
-// not before the result. Where `setImmediate` exists (Node, Bun) the handles of a turn are freed in one batch after
-// it; elsewhere (browsers, Deno, workerd, whose timers belong to a request) at once, as before.
+// not before the result. In Node and Bun (their own `setImmediate`) the handles of a turn are freed in one batch after
+// it; elsewhere (browsers, Deno, workerd, edge runtimes: Next.js's edge sandbox has a `setImmediate` that throws, and
+// their timers belong to a request) at once, as before.
 const pendingFree = [];
+let deferFree =
+  typeof setImmediate === "function" &&
+  typeof globalThis.EdgeRuntime === "undefined" &&
+  (typeof globalThis.process?.versions?.node === "string" || typeof globalThis.Bun !== "undefined");
 
 function release(stepper) {
-  if (typeof setImmediate !== "function") {
-    stepper.free();
-    return;
+  if (deferFree) {
+    pendingFree.push(stepper);
+    if (pendingFree.length > 1) return;
+    try {
+      setImmediate(freePending);
+      return;
+    } catch {
+      deferFree = false;
+      pendingFree.pop();
+    }
   }
-  pendingFree.push(stepper);
-  if (pendingFree.length === 1) setImmediate(freePending);
+  stepper.free();
 }
 
 function freePending() {
