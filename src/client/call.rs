@@ -15,12 +15,12 @@
 //! ```
 //! `env()` supplies the current time (for `Retry-After` dates) and a jitter number in `[0, 1)`.
 
-use super::error::{header, ApiError, ErrorKind};
+use super::error::{ApiError, ErrorKind};
 use super::request::{
     self, AttemptParts, HttpRequest, Method, RequestSpec, ResponseKind, RetryClass,
     MAX_ERROR_BODY_BYTES,
 };
-use super::retry::{self, RetryDecision};
+use super::retry::{self, header, RetryDecision};
 use super::url;
 use super::validate;
 use super::{ClientConfig, LogLevel};
@@ -369,6 +369,29 @@ impl Call {
         }
     }
 
+    /// Reports an error answer (status 400 or above) of the last `Send` with its text and, when the host's
+    /// `JSON.parse` reads that text, the reading written back plainly (`host_read`: well-formed strings, a number
+    /// beyond a double as `null`, nesting deeper than the core reads as `null`). The error is made from the text;
+    /// from `host_read` only when the core's own reader refuses the text (a lone surrogate, `1e400`, deep nesting),
+    /// so an error envelope keeps its `code` whenever `JSON.parse` reads it.
+    pub fn on_error_response(
+        &mut self,
+        status: u16,
+        headers: &[(String, String)],
+        text: &str,
+        host_read: &str,
+        env: Env,
+    ) {
+        let trimmed = text.trim();
+        let readable = trimmed.is_empty() || crate::json::parse_value_exact(trimmed).is_some();
+        let body = if status >= 400 && !readable {
+            host_read
+        } else {
+            text
+        };
+        self.answer(status, headers, Some(body), env);
+    }
+
     /// An answer, with its body text or `None` when an error body was not read.
     fn answer(&mut self, status: u16, headers: &[(String, String)], read: Option<&str>, env: Env) {
         let body = read.unwrap_or("");
@@ -630,11 +653,12 @@ impl Call {
         // A retry starts again at the route's own URL.
         self.redirect_url = None;
         let retries_done = self.attempts.saturating_sub(1);
-        match retry::decide(
+        let retry_after = retry::retry_after(&err.headers, Some(env.now_ms));
+        match retry::decide_after(
             err.retryable,
             retries_done,
             self.max_retries,
-            err.retry_after_ms,
+            retry_after,
             self.config.max_retry_after_ms,
             env.jitter,
         ) {
@@ -653,7 +677,18 @@ impl Call {
                     State::Sleeping(delay_ms)
                 };
             }
-            RetryDecision::Stop => self.finish_err(err),
+            RetryDecision::Stop => {
+                let mut err = err;
+                if retry_after == retry::RetryAfter::Unreadable
+                    && err.retryable
+                    && retries_done < self.max_retries
+                {
+                    err.message.push_str(
+                        "; not retried: its Retry-After is neither a number of seconds nor an HTTP date",
+                    );
+                }
+                self.finish_err(err);
+            }
         }
     }
 

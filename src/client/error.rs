@@ -1,8 +1,7 @@
 //! Typed API errors: one kind per status class, the service's stable `code`, and everything a
 //! caller needs to decide what to do next. Errors never carry the API key or a request body.
 
-use super::request::RetryClass;
-use super::retry;
+use super::retry::{self, header, RetryClass};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -262,15 +261,6 @@ impl ApiError {
             outcome_unknown: false,
         }
     }
-}
-
-/// Case-insensitive lookup of a header value.
-#[inline(never)]
-pub(crate) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.as_str())
 }
 
 /// Keeps at most `max` characters, replacing control characters.

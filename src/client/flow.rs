@@ -36,10 +36,11 @@ pub enum Read {
     Text,
     /// Read its bytes and keep them (a download); report an empty text.
     Bytes,
-    /// Parse it as JSON on the host and keep the value; report [`Body::Parsed`] (the data never enters the core).
-    /// A body that does not parse is reported as text (the core answers `non_json_body`).
+    /// Parse it as JSON on the host and keep the value; report [`Body::Parsed`] (the data never enters the core) when
+    /// it is a JSON object. A body that does not parse, or parses to anything but an object, is reported as text (the
+    /// core answers `non_json_body` or `unexpected_shape`).
     Json,
-    /// As [`Read::Json`], and a 2xx whose body parses ends the flow on the host without being reported: the core has
+    /// As [`Read::Json`], and a 2xx whose body parses to an object ends the flow on the host without being reported: the core has
     /// nothing more to read or log ([`Call::json_success_is_final`]). The host then reads the request id and the
     /// replay flag of the answer with [`super::call::AnswerMeta::read`].
     FinalJson,
@@ -56,10 +57,19 @@ pub enum Read {
 pub enum Body<'a> {
     /// The body text (empty when there is none, or when it was read as bytes).
     Text(&'a str),
-    /// The host parsed it ([`Read::Json`]); `status` is its top-level `status` string, which a wait reads.
+    /// The host parsed it into a JSON object ([`Read::Json`]); `status` is its top-level `status` string, which a
+    /// wait reads. A body that parses to anything else (`null`, an array) is reported as its text: the core refuses it.
     Parsed {
         /// The parsed body's `status`, when it is a string.
         status: Option<&'a str>,
+    },
+    /// An error answer's text (status 400 or above) and the host's `JSON.parse` reading of it written back plainly,
+    /// for the core to read when its own reader refuses the text ([`Call::on_error_response`]).
+    ErrorText {
+        /// The body text.
+        text: &'a str,
+        /// `JSON.stringify` of the host's reading, strings made well-formed, nesting past 8 levels `null`.
+        host_read: &'a str,
     },
     /// Not read: the answer's status is 400 or above and its body is longer than
     /// [`HttpRequest::max_error_body_bytes`].
@@ -164,12 +174,37 @@ pub struct Flow {
     call: Option<Call>,
     /// The `status` of the last answer's parsed body ([`Body::Parsed`]).
     parsed_status: Option<String>,
+    /// Whether the host parsed the last answer's body into an object and keeps it ([`Body::Parsed`]).
+    parsed: bool,
     /// The clock at the first step (a wait's deadline counts from there).
     started_at: Option<u64>,
     /// Whether the flow has (or will have) a wait, whose pauses and deadline read the clock.
     clocked: bool,
     aborted: bool,
     logs: Vec<LogRecord>,
+}
+
+/// `unexpected_shape` for a 2xx answer whose body is not the JSON object the route answers.
+fn not_an_object(response: &ApiResponse) -> ApiError {
+    let what = match &response.body {
+        Value::Null => "null or no body",
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Object(_) => "an object",
+    };
+    let mut err = ApiError::new(
+        ErrorKind::InvalidResponse,
+        "unexpected_shape",
+        format!(
+            "HTTP {} answered with {what}, not the JSON object the route answers",
+            response.status
+        ),
+    );
+    err.status = Some(response.status);
+    err.request_id = response.request_id.clone();
+    err
 }
 
 fn aborted_error() -> ApiError {
@@ -190,6 +225,7 @@ impl Flow {
             stage,
             call,
             parsed_status: None,
+            parsed: false,
             started_at: None,
             aborted: false,
             logs: Vec::new(),
@@ -304,17 +340,26 @@ impl Flow {
         env: Env,
     ) {
         let Some(call) = &mut self.call else { return };
+        if let Body::ErrorText { text, host_read } = body {
+            self.parsed_status = None;
+            self.parsed = false;
+            call.on_error_response(status, headers, text, host_read, env);
+            return;
+        }
         let text = match body {
             Body::Text(text) => {
                 self.parsed_status = None;
+                self.parsed = false;
                 Some(text)
             }
             Body::Parsed { status } => {
                 self.parsed_status = status.map(str::to_owned);
+                self.parsed = true;
                 Some("")
             }
-            Body::Unread => {
+            Body::Unread | Body::ErrorText { .. } => {
                 self.parsed_status = None;
+                self.parsed = false;
                 None
             }
         };
@@ -463,6 +508,16 @@ impl Flow {
 
     fn on_call_done(&mut self, result: Result<ApiResponse, ApiError>, now_ms: u64, started: u64) {
         let stage = std::mem::replace(&mut self.stage, Stage::Over(None));
+        // The data of a call and a wait's answers are JSON objects (every resource of the spec is one): a 2xx body of
+        // `null`, an array, a string, a number or no body at all is refused, never resolved (issue 24).
+        let result = match (&stage, result) {
+            (Stage::Single(Goal::Data) | Stage::Poll { .. }, Ok(response))
+                if !self.parsed && !response.body.is_object() =>
+            {
+                Err(not_an_object(&response))
+            }
+            (_, result) => result,
+        };
         self.stage = match (stage, result) {
             (Stage::Single(goal), result) => Stage::Over(Some(result.map(|response| {
                 let value = match goal {

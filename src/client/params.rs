@@ -11,7 +11,7 @@
 //! - A field that is not in a table is kept when the table says so (the verbs' `extra`), else ignored and not sent
 //!   (a nested file reference's unknown keys).
 //! - A body the checker changed (a `null` or an ignored key removed) is written in the caller's key order
-//!   ([`super::common::KeyOrder`]); an unchanged one is the caller's text itself.
+//!   ([`KeyOrder`]); an unchanged one is the caller's text itself.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -19,9 +19,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::common::KeyOrder;
 use super::error::ApiError;
-use super::request::{CallerBody, RequestSpec};
+use super::request::{CallerBody, KeyOrder, RequestSpec};
+use super::validate::FieldPath;
 
 /// The JSON type of a field.
 #[derive(Clone, Copy, Debug)]
@@ -130,7 +130,7 @@ impl<T: Fields> Params<T> {
         let Value::Object(mut map) = value else {
             return Err(invalid("params", "must be an object"));
         };
-        check_object(&mut map, T::TABLE, "")?;
+        check_object(&mut map, T::TABLE, FieldPath::Root(""))?;
         Ok(Self::new((map, None)))
     }
 
@@ -213,12 +213,14 @@ impl<T> Params<T> {
     /// `name` and `value` are this crate's constants (plain ASCII, nothing to escape).
     pub fn into_body_adding(mut self, spec: RequestSpec, name: &str, value: &str) -> RequestSpec {
         self.map.insert(name.to_owned(), Value::from(value));
-        if let Some(CallerBody::Verbatim(text)) = &mut self.order {
+        if let Some(CallerBody::Verbatim(text)) = &self.order {
             // The caller's text is a JSON object the table did not change, so it has no `name` (the table ignores
             // fields it does not know) and ends with its closing brace.
             if let Some(head) = text.strip_suffix('}') {
                 let comma = if head.trim_end() == "{" { "" } else { "," };
-                *text = format!("{head}{comma}\"{name}\":\"{value}\"}}");
+                self.order = Some(CallerBody::Extended(format!(
+                    "{head}{comma}\"{name}\":\"{value}\"}}"
+                )));
             }
         }
         self.into_body(spec)
@@ -239,7 +241,7 @@ fn from_text(
     let Some(Value::Object(mut map)) = crate::json::parse_value_exact(text) else {
         return Err(invalid("params", "must be a JSON object"));
     };
-    let changed = check_object(&mut map, table, "")?;
+    let changed = check_object(&mut map, table, FieldPath::Root(""))?;
     let order = if changed {
         CallerBody::Order(KeyOrder::of_text(text)?)
     } else {
@@ -252,17 +254,13 @@ fn invalid(path: &str, message: &str) -> ApiError {
     ApiError::validation("invalid_request", path, message)
 }
 
-fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}.{name}")
-    }
-}
-
 /// Checks an object against a table, removing `null` fields and the fields the table ignores. Returns whether it
-/// removed anything.
-fn check_object(map: &mut Map<String, Value>, table: &Table, path: &str) -> Result<bool, ApiError> {
+/// removed anything. Paths are written out only for an error.
+fn check_object(
+    map: &mut Map<String, Value>,
+    table: &Table,
+    path: FieldPath<'_>,
+) -> Result<bool, ApiError> {
     let mut changed = false;
     if !table.keep_others {
         let before = map.len();
@@ -276,13 +274,16 @@ fn check_object(map: &mut Map<String, Value>, table: &Table, path: &str) -> Resu
         }
         let present = match map.get_mut(field.name) {
             Some(value) => {
-                changed |= check_value(value, field.kind, &join(path, field.name))?;
+                changed |= check_at(value, field.kind, FieldPath::Key(&path, field.name))?;
                 true
             }
             None => false,
         };
         if field.required && !present {
-            return Err(invalid(&join(path, field.name), "is required"));
+            return Err(invalid(
+                &FieldPath::Key(&path, field.name).render(),
+                "is required",
+            ));
         }
     }
     Ok(changed)
@@ -294,6 +295,10 @@ fn check_object(map: &mut Map<String, Value>, table: &Table, path: &str) -> Resu
 /// # Errors
 /// `invalid_request` at `path` (or deeper) naming what the value must be.
 pub fn check_value(value: &mut Value, kind: Kind, path: &str) -> Result<bool, ApiError> {
+    check_at(value, kind, FieldPath::Root(path))
+}
+
+fn check_at(value: &mut Value, kind: Kind, path: FieldPath<'_>) -> Result<bool, ApiError> {
     let message = match (kind, value) {
         (Kind::Any, _) | (Kind::Str, Value::String(_)) | (Kind::Bool, Value::Bool(_)) => {
             return Ok(false)
@@ -303,14 +308,14 @@ pub fn check_value(value: &mut Value, kind: Kind, path: &str) -> Result<bool, Ap
         (Kind::List(item), Value::Array(items)) => {
             let mut changed = false;
             for (i, v) in items.iter_mut().enumerate() {
-                changed |= check_value(v, *item, &format!("{path}[{i}]"))?;
+                changed |= check_at(v, *item, FieldPath::Index(&path, i))?;
             }
             return Ok(changed);
         }
         (Kind::Object(table), Value::Object(map)) => return check_object(map, table, path),
         (Kind::Map(item), Value::Object(map)) => {
             for (name, v) in map.iter_mut() {
-                check_value(v, *item, &format!("{path}.{name}"))?;
+                check_at(v, *item, FieldPath::Key(&path, name))?;
             }
             return Ok(false);
         }
@@ -321,5 +326,5 @@ pub fn check_value(value: &mut Value, kind: Kind, path: &str) -> Result<bool, Ap
         (Kind::List(_), _) => "must be an array",
         (Kind::Object(_) | Kind::Map(_), _) => "must be an object",
     };
-    Err(invalid(path, message))
+    Err(invalid(&path.render(), message))
 }

@@ -3,6 +3,8 @@
 //! the `wait` query parameter.
 
 use super::error::ApiError;
+use super::retry::header;
+pub use super::retry::RetryClass;
 use super::url;
 use super::ClientConfig;
 use serde_json::Value;
@@ -24,6 +26,14 @@ pub enum Method {
 }
 
 impl Method {
+    /// The retry class of a route of this method when the route says nothing more: a POST is not replay-safe.
+    pub fn retry_class(self) -> RetryClass {
+        match self {
+            Self::Post => RetryClass::NotReplaySafe,
+            Self::Get | Self::Put | Self::Patch | Self::Delete => RetryClass::Idempotent,
+        }
+    }
+
     /// Upper-case name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -93,7 +103,7 @@ pub struct RequestSpec {
     pub raw_body_content_type: Option<String>,
     /// When the route may be sent again (see [`RetryClass`]).
     pub retry: RetryClass,
-    /// How the body keeps the caller's key order ([`super::params::Params::into_body`]).
+    /// How the body keeps the caller's key order (set by the route's checked params).
     pub body_order: Option<std::sync::Arc<CallerBody>>,
 }
 
@@ -102,44 +112,10 @@ pub struct RequestSpec {
 pub enum CallerBody {
     /// The text is the body (it parses to the same value): sent as it is.
     Verbatim(String),
+    /// The caller's text with a member the client adds after the caller's (an approval's `decision`): sent as it is.
+    Extended(String),
     /// The body differs (fields the client adds or drops): written in the text's key order.
-    Order(super::common::KeyOrder),
-}
-
-/// When a route may be sent again, from the spec: the service dedupes `idempotency-key` only for run creations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RetryClass {
-    /// GET, PUT, PATCH, DELETE: reading or setting state; resent after any transient failure, a lost answer and a
-    /// timeout included (the spec calls DELETE idempotent; PATCH sets fields).
-    Idempotent,
-    /// A run creation (agent runs, extract, parse, redact, fill, sign, pipeline): the service returns the original run
-    /// for a repeated `idempotency-key`, so it is resent with the same key after a lost answer or a timeout.
-    KeyedCreate,
-    /// A decision the service takes once (approve / reject an approval, complete a human step): "a first decision is
-    /// final; a second decision on the same approval is a 409" (spec), so a resend cannot apply twice. Resent after a
-    /// lost answer or a timeout; a 409 on such a resend rejects with `outcome_unknown` (the decision is made, maybe by
-    /// this call, maybe by someone else: the service does not say), never a plain conflict about the caller's own write.
-    DecideOnce,
-    /// Every other POST (extract batch, which ignores the key, webhooks, files, configs, actions, realtime
-    /// sessions, cancel, keep ...): resent only when nothing can have happened (the connection failed
-    /// before the request was sent, 429, 503 `auth_unavailable`, an envelope with `retryable: true`). After a lost
-    /// answer or a timeout the call fails with `outcome_unknown` set.
-    NotReplaySafe,
-}
-
-impl RetryClass {
-    /// The class of a method when the route says nothing more: a POST is not replay-safe.
-    pub fn of_method(method: Method) -> Self {
-        match method {
-            Method::Post => Self::NotReplaySafe,
-            Method::Get | Method::Put | Method::Patch | Method::Delete => Self::Idempotent,
-        }
-    }
-
-    /// Whether a request that may have reached the service (lost answer, timeout) may be sent again.
-    pub fn resend_after_unknown_outcome(self) -> bool {
-        self != Self::NotReplaySafe
-    }
+    Order(KeyOrder),
 }
 
 impl RequestSpec {
@@ -155,7 +131,7 @@ impl RequestSpec {
             response: ResponseKind::Json,
             auth: true,
             raw_body_content_type: None,
-            retry: RetryClass::of_method(method),
+            retry: method.retry_class(),
             body_order: None,
         }
     }
@@ -214,6 +190,9 @@ pub struct HttpRequest {
     pub body: Option<String>,
     /// The caller attaches its own bytes as the body (the `PUT` of an upload).
     pub raw_body: bool,
+    /// `body` is the caller's params text exactly as given ([`CallerBody::Verbatim`]): a host that still holds that
+    /// text (the JS string it made with `JSON.stringify`) may send it instead of a copy of `body`.
+    pub caller_text: bool,
     /// Per-attempt timeout the caller enforces; report expiry with `TransportError::Timeout`.
     pub timeout_ms: u64,
     /// Whether redirects may be followed (`false`: use `redirect: "manual"` and hand back the 3xx).
@@ -247,6 +226,7 @@ impl fmt::Debug for HttpRequest {
                 &self.body.as_ref().map(|b| format!("<{} bytes>", b.len())),
             )
             .field("raw_body", &self.raw_body)
+            .field("caller_text", &self.caller_text)
             .field("timeout_ms", &self.timeout_ms)
             .field("follow_redirects", &self.follow_redirects)
             .field("attempt", &self.attempt)
@@ -259,7 +239,7 @@ impl fmt::Debug for HttpRequest {
 impl HttpRequest {
     /// Case-insensitive header lookup.
     pub fn header(&self, name: &str) -> Option<&str> {
-        super::error::header(&self.headers, name)
+        header(&self.headers, name)
     }
 }
 
@@ -341,8 +321,8 @@ pub(crate) fn build(
         Some(value) => {
             set(&mut headers, "content-type", "application/json");
             Some(match spec.body_order.as_deref() {
-                Some(CallerBody::Verbatim(text)) => text.clone(),
-                Some(CallerBody::Order(order)) => super::common::write_in_order(value, order),
+                Some(CallerBody::Verbatim(text) | CallerBody::Extended(text)) => text.clone(),
+                Some(CallerBody::Order(order)) => write_in_order(value, order),
                 None => crate::json::to_text(value),
             })
         }
@@ -365,6 +345,8 @@ pub(crate) fn build(
         headers,
         body,
         raw_body: spec.raw_body_content_type.is_some(),
+        caller_text: spec.body.is_some()
+            && matches!(spec.body_order.as_deref(), Some(CallerBody::Verbatim(_))),
         timeout_ms: parts.timeout_ms,
         // API routes never let the runtime follow a redirect (it would carry the default headers, the
         // idempotency key and the body to wherever `Location` points): the call decides ([`super::Call`]). Signed
@@ -416,4 +398,120 @@ pub fn segment(field: &str, id: &str) -> Result<String, ApiError> {
         ));
     }
     Ok(url::encode_component(id))
+}
+
+/// The key order of every object of a caller's JSON text, by position, and the text of each of its numbers.
+/// serde_json (with `preserve_order`) keeps an object's members in the order they were read, but removing one (a
+/// `null` the client does not send) moves the last member into its place; a body is written back in the caller's
+/// order with [`write_in_order`], so what goes on the wire keeps the order the caller wrote (a schema's properties are the columns of an extraction table) and the
+/// caller's own digits (`0.1`, `1e-7`, `9007199254740993`: no number is read into an `f64` and printed again).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyOrder {
+    keys: Vec<(String, KeyOrder)>,
+    items: Vec<KeyOrder>,
+    /// The caller's text of a number.
+    number: Option<String>,
+}
+
+impl KeyOrder {
+    /// Reads the key order of a JSON text.
+    ///
+    /// # Errors
+    /// `invalid_request` at `body` when the text is not JSON.
+    pub fn of_text(text: &str) -> Result<Self, ApiError> {
+        let (value, numbers) = crate::json::parse_with_number_texts(text)
+            .ok_or_else(|| ApiError::validation("invalid_request", "body", "is not JSON"))?;
+        Ok(Self::of(value, &mut numbers.into_iter()))
+    }
+
+    /// The order of a value read by [`crate::json::parse_with_number_texts`], its numbers' texts taken in document order. A
+    /// name given twice keeps its first place and its last value, as `JSON.parse` and serde_json read it.
+    fn of<'a>(value: crate::json::Json, numbers: &mut impl Iterator<Item = &'a str>) -> Self {
+        use crate::json::Json;
+        let mut order = KeyOrder::default();
+        match value {
+            Json::Object(members) => {
+                for (name, member) in members {
+                    let sub = Self::of(member, numbers);
+                    match order.keys.iter_mut().find(|(k, _)| *k == name) {
+                        Some((_, slot)) => *slot = sub,
+                        None => order.keys.push((name, sub)),
+                    }
+                }
+            }
+            Json::Array(items) => {
+                order.items = items.into_iter().map(|v| Self::of(v, numbers)).collect();
+            }
+            Json::Number(_) => order.number = numbers.next().map(str::to_owned),
+            Json::Null | Json::Bool(_) | Json::String(_) => {}
+        }
+        order
+    }
+
+    /// The names of the object under `field`, in the text's order.
+    pub fn names_of(&self, field: &str) -> Option<Vec<String>> {
+        self.keys
+            .iter()
+            .find(|(k, _)| k == field)
+            .map(|(_, sub)| sub.keys.iter().map(|(k, _)| k.clone()).collect())
+    }
+}
+
+/// Writes `value` as JSON text with each object's keys in `order` (the caller's order); keys the caller did not
+/// write (added by the client, such as an approval's `decision`) follow in the map's order.
+pub fn write_in_order(value: &Value, order: &KeyOrder) -> String {
+    let mut out = String::with_capacity(256);
+    write_value(&mut out, value, Some(order));
+    out
+}
+
+fn write_value(out: &mut String, value: &Value, order: Option<&KeyOrder>) {
+    match value {
+        Value::Object(map) => {
+            out.push('{');
+            let mut first = true;
+            let mut entry = |out: &mut String, key: &str, v: &Value, sub: Option<&KeyOrder>| {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                crate::json::write_string(out, key);
+                out.push(':');
+                write_value(out, v, sub);
+            };
+            let known = order.map_or(&[][..], |o| o.keys.as_slice());
+            for (key, sub) in known {
+                if let Some(v) = map.get(key) {
+                    entry(out, key, v, Some(sub));
+                }
+            }
+            // Keys the caller did not write (few: the client's own), found by a scan rather than a sorted set (no sort
+            // code in the module for this).
+            if map.len() > known.len() || known.iter().any(|(k, _)| !map.contains_key(k)) {
+                for (key, v) in map {
+                    if !known.iter().any(|(k, _)| k == key) {
+                        entry(out, key, v, None);
+                    }
+                }
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, v, order.and_then(|o| o.items.get(i)));
+            }
+            out.push(']');
+        }
+        scalar => match (scalar, order.and_then(|o| o.number.as_deref())) {
+            // The caller's own digits where the caller wrote this number (and it is still the number read there).
+            (Value::Number(n), Some(text)) if text.parse::<f64>().ok() == n.as_f64() => {
+                out.push_str(text);
+            }
+            _ => crate::json::write_value(out, scalar),
+        },
+    }
 }

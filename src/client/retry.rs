@@ -7,13 +7,48 @@
 //! not retried, because only 503 is named as transient and a POST may have been committed; the
 //! idempotency key would make a retry safe, but the rule stays the one the service documents.
 
-use super::error::header;
-use super::request::RetryClass;
-
 /// First backoff delay.
 pub const INITIAL_BACKOFF_MS: u64 = 500;
 /// Largest backoff delay.
 pub const MAX_BACKOFF_MS: u64 = 8_000;
+
+/// When a route may be sent again, from the spec: the service dedupes `idempotency-key` only for run creations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryClass {
+    /// GET, PUT, PATCH, DELETE: reading or setting state; resent after any transient failure, a lost answer and a
+    /// timeout included (the spec calls DELETE idempotent; PATCH sets fields).
+    Idempotent,
+    /// A run creation (agent runs, extract, parse, redact, fill, sign, pipeline): the service returns the original run
+    /// for a repeated `idempotency-key`, so it is resent with the same key after a lost answer or a timeout.
+    KeyedCreate,
+    /// A decision the service takes once (approve / reject an approval, complete a human step): "a first decision is
+    /// final; a second decision on the same approval is a 409" (spec), so a resend cannot apply twice. Resent after a
+    /// lost answer or a timeout; a 409 on such a resend rejects with `outcome_unknown` (the decision is made, maybe by
+    /// this call, maybe by someone else: the service does not say), never a plain conflict about the caller's own write.
+    DecideOnce,
+    /// Every other POST (extract batch, which ignores the key, webhooks, files, configs, actions, realtime
+    /// sessions, cancel, keep ...): resent only when nothing can have happened (the connection failed
+    /// before the request was sent, 429, 503 `auth_unavailable`, an envelope with `retryable: true`). After a lost
+    /// answer or a timeout the call fails with `outcome_unknown` set.
+    NotReplaySafe,
+}
+
+impl RetryClass {
+    /// Whether a request that may have reached the service (lost answer, timeout) may be sent again.
+    pub fn resend_after_unknown_outcome(self) -> bool {
+        self != Self::NotReplaySafe
+    }
+}
+
+/// Case-insensitive lookup of a header value (the policy reads `Retry-After` with it; errors, calls and requests
+/// read their headers through it too).
+#[inline(never)]
+pub(crate) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
 
 /// Whether an HTTP error answer may be retried.
 pub fn is_retryable(status: u16, code: &str, envelope_retryable: Option<bool>) -> bool {
@@ -109,28 +144,61 @@ pub fn backoff_ms(retries_done: u32, jitter: f64) -> u64 {
 /// The delay the server asked for, in milliseconds: `retry-after-ms` (a number of milliseconds)
 /// first, then `retry-after` as seconds (decimals allowed) or as an HTTP date. A date needs
 /// `now_ms` (epoch milliseconds); without it, or when unparseable, the header is ignored.
-/// A date in the past gives 0.
+/// A date in the past gives 0. See [`retry_after`] for what an unreadable value means.
 pub fn parse_retry_after(headers: &[(String, String)], now_ms: Option<u64>) -> Option<u64> {
-    if let Some(ms) = header(headers, "retry-after-ms").and_then(parse_non_negative) {
-        return Some(ms.round() as u64);
+    match retry_after(headers, now_ms) {
+        RetryAfter::Delay(ms) => Some(ms),
+        RetryAfter::Absent | RetryAfter::Unreadable => None,
     }
-    let value = header(headers, "retry-after")?.trim();
-    if let Some(seconds) = parse_non_negative(value) {
-        return Some((seconds * 1000.0).round() as u64);
-    }
-    let at = parse_http_date(value)?;
-    let now = now_ms?;
-    Some(at.saturating_sub(now))
 }
 
-/// A finite, non-negative decimal number, capped so later conversions cannot overflow.
+/// What an answer's `Retry-After` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryAfter {
+    /// No `retry-after-ms` or `Retry-After` header (or a date and no clock to count from).
+    Absent,
+    /// Wait this many milliseconds. A number of seconds too large for an `f64` (`Retry-After: 999...9`, 400 digits)
+    /// is `10^12` seconds: longer than any `maxRetryAfterMs`, so the call ends with the error.
+    Delay(u64),
+    /// Present, but neither a number of seconds (`retry-after-ms`: of milliseconds) nor an HTTP date: `1e400`,
+    /// `Infinity`, `-5`, `NaN`, `soon`. The server asked for a pause the client cannot know: the call is not retried
+    /// on the client's own schedule, it ends with the error (still `retryable`, `retryAfter` unset).
+    Unreadable,
+}
+
+/// Reads `retry-after-ms`, then `retry-after` (used when `retry-after-ms` is absent or unreadable), as
+/// [`parse_retry_after`] does, telling an absent header from an unreadable one.
+pub fn retry_after(headers: &[(String, String)], now_ms: Option<u64>) -> RetryAfter {
+    let ms = header(headers, "retry-after-ms");
+    if let Some(ms) = ms.and_then(parse_non_negative) {
+        return RetryAfter::Delay(ms.round() as u64);
+    }
+    let Some(value) = header(headers, "retry-after").map(str::trim) else {
+        return if ms.is_some() {
+            RetryAfter::Unreadable
+        } else {
+            RetryAfter::Absent
+        };
+    };
+    if let Some(seconds) = parse_non_negative(value) {
+        return RetryAfter::Delay((seconds * 1000.0).round() as u64);
+    }
+    match (parse_http_date(value), now_ms) {
+        (Some(at), Some(now)) => RetryAfter::Delay(at.saturating_sub(now)),
+        (Some(_), None) => RetryAfter::Absent,
+        (None, _) => RetryAfter::Unreadable,
+    }
+}
+
+/// A non-negative decimal number (digits and dots only, so never an exponent, a sign, `NaN` or `Infinity`), capped
+/// at 10^12 so later conversions cannot overflow: digits too many for an `f64` are the cap, not unreadable.
 fn parse_non_negative(text: &str) -> Option<f64> {
     let text = text.trim();
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return None;
     }
     let value: f64 = text.parse().ok()?;
-    (value.is_finite() && value >= 0.0).then_some(value.min(1e12))
+    (value >= 0.0).then_some(value.min(1e12))
 }
 
 /// Parses an HTTP date (IMF-fixdate, RFC 850 or asctime form) into epoch milliseconds.
@@ -227,13 +295,38 @@ pub fn decide(
     max_retry_after_ms: u64,
     jitter: f64,
 ) -> RetryDecision {
+    let retry_after = match retry_after_ms {
+        Some(ms) => RetryAfter::Delay(ms),
+        None => RetryAfter::Absent,
+    };
+    decide_after(
+        retryable,
+        retries_done,
+        max_retries,
+        retry_after,
+        max_retry_after_ms,
+        jitter,
+    )
+}
+
+/// [`decide`] with what the answer's `Retry-After` says ([`retry_after`]): an unreadable one stops the call, as a
+/// delay longer than `max_retry_after_ms` does.
+pub fn decide_after(
+    retryable: bool,
+    retries_done: u32,
+    max_retries: u32,
+    retry_after: RetryAfter,
+    max_retry_after_ms: u64,
+    jitter: f64,
+) -> RetryDecision {
     if !retryable || retries_done >= max_retries {
         return RetryDecision::Stop;
     }
-    match retry_after_ms {
-        Some(ms) if ms > max_retry_after_ms => RetryDecision::Stop,
-        Some(ms) => RetryDecision::Retry { delay_ms: ms },
-        None => RetryDecision::Retry {
+    match retry_after {
+        RetryAfter::Unreadable => RetryDecision::Stop,
+        RetryAfter::Delay(ms) if ms > max_retry_after_ms => RetryDecision::Stop,
+        RetryAfter::Delay(ms) => RetryDecision::Retry { delay_ms: ms },
+        RetryAfter::Absent => RetryDecision::Retry {
             delay_ms: backoff_ms(retries_done, jitter),
         },
     }

@@ -281,12 +281,17 @@ impl Drop for Sleep {
 
 /// 16 random bytes from `crypto.getRandomValues`, or `Math.random` where the runtime has no WebCrypto.
 pub fn random_bytes() -> [u8; 16] {
-    let mut out = [0u8; 16];
+    random_array()
+}
+
+/// `N` random bytes from one `crypto.getRandomValues` call, or `Math.random` where the runtime has no WebCrypto.
+pub fn random_array<const N: usize>() -> [u8; N] {
+    let mut out = [0u8; N];
     let crypto = Reflect::get(&js_sys::global(), &"crypto".into())
         .ok()
         .filter(|v| v.is_object());
     if let Some(crypto) = crypto {
-        let buffer = js_sys::Uint8Array::new_with_length(16);
+        let buffer = js_sys::Uint8Array::new_with_length(N as u32);
         if crypto
             .unchecked_into::<CryptoLike>()
             .get_random_values(&buffer)

@@ -1,6 +1,6 @@
-//! `cargo xtask bench`: the webhook verifier against jose (tests/js/bench.mjs), the client against raw `fetch`
-//! through the emulator, realtime resampling against plain JS, and the emulator's load check. `--write` replaces
-//! the marked sections of BENCHMARKS.md.
+//! `cargo xtask bench`: the webhook verifier against jose (tests/js/bench.mjs), the client against openai-node and
+//! raw `fetch` (tests/js/client/bench.mjs), realtime resampling against plain JS, and the emulator's load check.
+//! `--write` replaces the marked sections of BENCHMARKS.md.
 
 use crate::util::{self, root, step};
 use std::path::Path;
@@ -15,6 +15,8 @@ const SIZE_BEGIN: &str = "<!-- bench-size:begin -->";
 const SIZE_END: &str = "<!-- bench-size:end -->";
 const EMULATOR_BEGIN: &str = "<!-- bench-emulator:begin -->";
 const EMULATOR_END: &str = "<!-- bench-emulator:end -->";
+const CLIENT_BEGIN: &str = "<!-- bench-client:begin -->";
+const CLIENT_END: &str = "<!-- bench-client:end -->";
 
 /// Runs every benchmark and prints its results; with `write`, updates BENCHMARKS.md.
 pub fn bench(write: bool) -> Result<(), String> {
@@ -44,12 +46,9 @@ pub fn bench(write: bool) -> Result<(), String> {
     )?;
     let emulator = r.join("target/release/docauto-emulator");
     let emulator = emulator.to_string_lossy().into_owned();
-    step("node tests/js/client/bench.mjs (SDK vs raw fetch against the emulator)");
-    let client = run_node(
-        &r,
-        &["tests/js/client/bench.mjs"],
-        &[("DOCAUTO_EMULATOR", &emulator)],
-    )?;
+    step("node tests/js/client/bench.mjs (client vs openai-node and raw fetch, four shapes, one local server)");
+    let client = run_node(&r, &["tests/js/client/bench.mjs"], &[])?;
+    let client = client_table(&client)?;
     step("node tests/js/realtime/bench.mjs (resample + encode one second of 48 kHz audio)");
     let realtime = run_node(&r, &["tests/js/realtime/bench.mjs"], &[])?;
     step("node tests/js/realtime/browser-bench.mjs (Chromium: start() to open and first partial, capture CPU)");
@@ -79,13 +78,12 @@ pub fn bench(write: bool) -> Result<(), String> {
     }
 
     let more = format!(
-        "Client (`node tests/js/client/bench.mjs`, SDK vs raw `fetch` in one process: a GET and a POST with a 20 KB schema against the emulator, `runs.waitFor` over 3 polls against a scripted server):\n\n```text\n{}\n```\n\nRealtime (`node tests/js/realtime/bench.mjs`, wasm windowed-sinc resampler + PCM16 framing vs a plain-JS linear resampler, same run):\n\n```text\n{}\n```\n\nRealtime in Chromium (`node tests/js/realtime/browser-bench.mjs`, fake microphone playing speech, emulator on loopback: `start()` to `open` and to the first `partial` vs raw getUserMedia + WebSocket; CPU of all Chromium processes per second of captured audio vs the same microphone into a no-op AudioWorklet, same run):\n\n```text\n{}\n```\n\nEmulator load check (`cargo run --release -p docauto-emulator-bench`: `GET /v1/agents` throughput; agent-run creations per second in memory and with `--state`; a mixed workload of 100 000 capability runs with ttl 60 s, each created, read and long-polled, one in ten delivering its events to a local receiver, the clock moved 25 h after every 5 000 so the ttl sweep purges and drops them, resident memory after each batch):\n\n```text\n{}\n```",
-        summary(&client),
+        "Realtime (`node tests/js/realtime/bench.mjs`, wasm windowed-sinc resampler + PCM16 framing vs a plain-JS linear resampler, same run):\n\n```text\n{}\n```\n\nRealtime in Chromium (`node tests/js/realtime/browser-bench.mjs`, fake microphone playing speech, emulator on loopback: `start()` to `open` and to the first `partial` vs raw getUserMedia + WebSocket; CPU of all Chromium processes per second of captured audio vs the same microphone into a no-op AudioWorklet, same run):\n\n```text\n{}\n```\n\nEmulator load check (`cargo run --release -p docauto-emulator-bench`: `GET /v1/agents` throughput; agent-run creations per second in memory and with `--state`; a mixed workload of 100 000 capability runs with ttl 60 s, each created, read and long-polled, one in ten delivering its events to a local receiver, the clock moved 25 h after every 5 000 so the ttl sweep purges and drops them, resident memory after each batch):\n\n```text\n{}\n```",
         summary(&realtime),
         summary(&realtime_browser),
         summary(&load.output)
     );
-    println!("\n{table}\n\n{size}\n\n{more}\n\n{wasm_emulator}");
+    println!("\n{table}\n\n{size}\n\n{client}\n\n{more}\n\n{wasm_emulator}");
     if write {
         let path = r.join("BENCHMARKS.md");
         let doc = std::fs::read_to_string(&path)
@@ -98,6 +96,13 @@ pub fn bench(write: bool) -> Result<(), String> {
             SIZE_BEGIN,
             SIZE_END,
             &size,
+        );
+        let doc = replace_or_append(
+            &doc,
+            "## Client against openai-node and raw `fetch`",
+            CLIENT_BEGIN,
+            CLIENT_END,
+            &client,
         );
         let doc = replace_or_append(
             &doc,
@@ -120,6 +125,22 @@ fn size_bench(r: &Path) -> Result<String, String> {
     out.split_once("<!-- table -->")
         .map(|(_, t)| t.trim().to_owned())
         .ok_or_else(|| "size bench printed no table".to_owned())
+}
+
+/// The client bench's markdown table and its targets line (tests/js/client/bench.mjs prints it between
+/// `<!-- table -->` and `<!-- /table -->`).
+fn client_table(output: &str) -> Result<String, String> {
+    let (head, rest) = output
+        .split_once("<!-- table -->")
+        .ok_or("client bench printed no table")?;
+    let (table, _) = rest
+        .split_once("<!-- /table -->")
+        .ok_or("client bench printed no table end")?;
+    let targets = head
+        .lines()
+        .find(|l| l.starts_with("targets "))
+        .unwrap_or("targets: not printed");
+    Ok(format!("{}\n\n{targets}", table.trim()))
 }
 
 /// Like `replace_between`, but a document without the markers gets them, under `heading`, at its end.
@@ -180,6 +201,16 @@ mod tests {
         .unwrap();
         assert_eq!(out, "a <!-- x -->\nnew\n<!-- y --> b");
         assert!(replace_between("no markers", "<!-- x -->", "<!-- y -->", "new").is_err());
+    }
+
+    #[test]
+    fn client_table_takes_the_table_and_the_targets_line() {
+        let out = "GET: ...\ntargets (...): met\n<!-- table -->\nMeasured by x\n\n| a |\n<!-- /table -->\n{\"bench\":1}";
+        assert_eq!(
+            client_table(out).unwrap(),
+            "Measured by x\n\n| a |\n\ntargets (...): met"
+        );
+        assert!(client_table("no table").is_err());
     }
 
     #[test]

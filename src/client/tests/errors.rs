@@ -220,3 +220,81 @@ fn garbage_inputs_never_panic() {
         }
     }
 }
+
+/// The error of a GET answered `status` with `text`, and the host's reading of it (`host_read`).
+fn error_of(status: u16, text: &str, host_read: Option<&str>) -> ApiError {
+    use crate::client::{Action, Env};
+    let mut call = super::retrieve_call();
+    let Action::Send(_) = call.next() else {
+        panic!("no send")
+    };
+    let env = Env {
+        now_ms: 0,
+        jitter: 0.0,
+    };
+    match host_read {
+        Some(read) => call.on_error_response(status, &[], text, read, env),
+        None => call.on_response(status, &[], text, env),
+    }
+    match call.next() {
+        Action::Done(Err(err)) => err,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_envelope_keeps_its_code_whenever_json_parse_reads_it() {
+    // Issue 24 item 5: a lone surrogate, a number beyond a double, nesting deeper than the core reads. JSON.parse
+    // reads each; the core's reader refuses it, so the error was `non_json_body`. The host hands its reading too.
+    let deep = format!(
+        r#"{{"code":"invalid_request","message":"bad","detail":{}1{}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    for (text, host_read) in [
+        (
+            r#"{"code":"invalid_request","message":"bad \ud800 name"}"#.to_owned(),
+            "{\"code\":\"invalid_request\",\"message\":\"bad \u{fffd} name\"}".to_owned(),
+        ),
+        (
+            r#"{"code":"invalid_request","message":"bad","limit":1e400}"#.to_owned(),
+            r#"{"code":"invalid_request","message":"bad","limit":null}"#.to_owned(),
+        ),
+        (
+            deep.clone(),
+            format!(
+                r#"{{"code":"invalid_request","message":"bad","detail":{}null{}}}"#,
+                "[".repeat(7),
+                "]".repeat(7)
+            ),
+        ),
+    ] {
+        let without = error_of(400, &text, None);
+        assert_eq!(
+            without.code, "non_json_body",
+            "the core alone cannot read {text:.60}"
+        );
+        let err = error_of(400, &text, Some(&host_read));
+        assert_eq!(err.code, "invalid_request", "{text:.60}");
+        assert_eq!(
+            err.message,
+            "400 invalid_request: bad"
+                .split_once(": ")
+                .map(|(_, m)| m)
+                .unwrap_or_default()
+                .to_owned()
+                + if text.contains("ud800") {
+                    " \u{fffd} name"
+                } else {
+                    ""
+                }
+        );
+    }
+    // A text the core reads is read as it is, whatever the host says.
+    let err = error_of(
+        400,
+        r#"{"code":"invalid_schema","message":"no"}"#,
+        Some(r#"{"code":"other"}"#),
+    );
+    assert_eq!(err.code, "invalid_schema");
+}

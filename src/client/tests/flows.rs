@@ -753,3 +753,49 @@ fn an_unread_body_of_a_success_fails_as_too_large() {
     let trace = drive_retrieve(vec![Answer::Unread(200, vec![])]);
     assert_eq!(trace.result.unwrap_err().code, "response_too_large");
 }
+
+#[test]
+fn a_2xx_that_is_not_a_json_object_is_unexpected_shape_never_data_and_not_resent() {
+    // Issue 24 item 5: `runs.retrieve` resolved `null` or `[]` for a 200 of `null` or `[]`. The host reports a body
+    // that does not parse to an object as its text.
+    for body in ["null", "[]", "[1,2]", r#""run""#, "5", "true", ""] {
+        let trace = drive(
+            data_call(runs::retrieve("exr_1").unwrap()),
+            vec![Answer::Text(200, vec![("x-request-id", "req_9")], body)],
+            10,
+            None,
+        );
+        assert_eq!(trace.sends.len(), 1, "{body:?} was resent");
+        let err = trace.result.unwrap_err();
+        assert_eq!(err.code, "unexpected_shape", "{body:?}");
+        assert_eq!(err.kind, ErrorKind::InvalidResponse);
+        assert_eq!(err.status, Some(200));
+        assert_eq!(err.request_id.as_deref(), Some("req_9"));
+        assert!(!err.retryable);
+        // A wait's poll answered so ends the wait the same way.
+        let planner = runs::wait_for("exr_1", Until::Finished).unwrap();
+        let flow = Flow::poll(&config(), planner, &CallOptions::default());
+        let trace = drive(flow, vec![Answer::Text(200, vec![], body)], 10, None);
+        assert_eq!(trace.sends.len(), 1, "poll {body:?}");
+        assert_eq!(
+            trace.result.unwrap_err().code,
+            "unexpected_shape",
+            "poll {body:?}"
+        );
+    }
+    // An object, as text or as the host's parse, is the data.
+    let trace = drive(
+        data_call(runs::retrieve("exr_1").unwrap()),
+        vec![Answer::Text(200, vec![], r#"{"id":"exr_1"}"#)],
+        10,
+        None,
+    );
+    assert!(trace.result.is_ok());
+    let trace = drive(
+        data_call(runs::retrieve("exr_1").unwrap()),
+        vec![Answer::Parsed(200, vec![], None)],
+        10,
+        None,
+    );
+    assert!(trace.result.is_ok());
+}

@@ -217,6 +217,39 @@ fn nulls_and_a_file_references_unknown_keys_are_not_sent_and_the_rest_keeps_the_
     );
 }
 
+/// The request of the first attempt of `spec`.
+fn first_request(spec: RequestSpec) -> crate::client::HttpRequest {
+    super::run(
+        spec,
+        &crate::client::CallOptions::default(),
+        vec![super::Reply::Http(202, vec![], r#"{"id":"exr_1"}"#)],
+    )
+    .requests
+    .remove(0)
+}
+
+#[test]
+fn only_a_body_that_is_the_callers_text_as_given_says_so() {
+    // The host may then send its own copy of the text (the JS string of `JSON.stringify`) instead of the body.
+    let text = r#"{"file":{"url":"https://example.com/i.pdf"},"zeta":1}"#;
+    let verbatim = first_request(verbs::extract_params(Params::from_text(text).unwrap()).unwrap());
+    assert!(verbatim.caller_text);
+    assert_eq!(verbatim.body.as_deref(), Some(text));
+    // Changed by the table (a null left out), extended by the client (a decision), or built from a struct: not it.
+    let changed = r#"{"file":{"url":"https://example.com/i.pdf"},"ttl":null}"#;
+    let changed =
+        first_request(verbs::extract_params(Params::from_text(changed).unwrap()).unwrap());
+    assert!(!changed.caller_text);
+    let approve = agent_runs::approve_params("agr_1", "apr_1", Params::from_text("{}").unwrap());
+    assert!(!first_request(approve.unwrap()).caller_text);
+    let typed = verbs::ExtractParams {
+        file: Some(FileRef::url("https://example.com/i.pdf")),
+        ..Default::default()
+    };
+    assert!(!first_request(verbs::extract(&typed).unwrap()).caller_text);
+    assert!(!first_request(runs::retrieve("exr_1").unwrap()).caller_text);
+}
+
 #[test]
 fn a_struct_and_its_json_text_build_the_same_request() {
     let text = r#"{"file":{"id":"file_1"},"signers":[{"name":"Ann","email":"ann@example.com"}],"ttl":60,"novel":true}"#;

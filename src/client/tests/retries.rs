@@ -181,3 +181,88 @@ fn retries_stop_at_max_and_never_for_non_retryable() {
     );
     assert_eq!(decide(true, 0, 0, None, 60_000, 0.0), RetryDecision::Stop);
 }
+
+/// A 429 with `headers`, then a 200: the trace of a GET.
+fn rate_limited_then_ok(headers: Vec<(&'static str, &'static str)>) -> super::Trace {
+    super::run(
+        crate::client::runs::retrieve("exr_1").unwrap(),
+        &crate::client::CallOptions::default(),
+        vec![
+            super::Reply::Http(429, headers, r#"{"code":"rate_limited","retryable":true}"#),
+            super::Reply::Http(200, vec![], r#"{"id":"exr_1","status":"processed"}"#),
+        ],
+    )
+}
+
+#[test]
+fn a_retry_after_that_cannot_be_read_ends_the_call_with_the_error() {
+    // Issue 24 item 4: neither a number of seconds nor an HTTP date. Before, each was ignored and the call retried
+    // on its own backoff, as if the server had asked for nothing.
+    for value in ["1e400", "Infinity", "-5", "NaN", "soon", "", "+5", "5s"] {
+        for name in ["retry-after", "retry-after-ms"] {
+            let trace = rate_limited_then_ok(vec![(name, value)]);
+            assert_eq!(trace.requests.len(), 1, "{name}: {value:?} was retried");
+            let err = trace.result.unwrap_err();
+            assert_eq!(err.code, "rate_limited");
+            assert!(err.retryable, "the caller may still retry later");
+            assert_eq!(err.retry_after_ms, None, "{name}: {value:?}");
+            assert!(
+                err.message.ends_with(
+                    "not retried: its Retry-After is neither a number of seconds nor an HTTP date"
+                ),
+                "{}",
+                err.message
+            );
+        }
+    }
+    // An unreadable `retry-after-ms` next to a readable `Retry-After`: the latter is honoured.
+    let trace = rate_limited_then_ok(vec![("retry-after-ms", "NaN"), ("retry-after", "0")]);
+    assert_eq!(trace.requests.len(), 2);
+    assert!(trace.result.is_ok());
+    // Without a Retry-After, the backoff.
+    let trace = rate_limited_then_ok(vec![]);
+    assert_eq!(trace.requests.len(), 2);
+    assert_eq!(trace.sleeps.len(), 1);
+}
+
+#[test]
+fn a_retry_after_of_more_seconds_than_an_f64_holds_is_longer_than_the_cap() {
+    let digits: &'static str = Box::leak("9".repeat(400).into_boxed_str());
+    assert_eq!(
+        parse_retry_after(&hv(&[("retry-after", digits)]), None),
+        Some(1_000_000_000_000_000)
+    );
+    let trace = rate_limited_then_ok(vec![("retry-after", digits)]);
+    assert_eq!(trace.requests.len(), 1, "not retried");
+    let err = trace.result.unwrap_err();
+    assert_eq!(err.retry_after_ms, Some(1_000_000_000_000_000));
+    assert!(
+        !err.message.contains("not retried"),
+        "a delay, not an unreadable value: {}",
+        err.message
+    );
+}
+
+#[test]
+fn retry_after_tells_absent_from_unreadable() {
+    use crate::client::retry::{retry_after, RetryAfter};
+    assert_eq!(retry_after(&[], Some(0)), RetryAfter::Absent);
+    assert_eq!(
+        retry_after(&hv(&[("retry-after", "2")]), Some(0)),
+        RetryAfter::Delay(2000)
+    );
+    assert_eq!(
+        retry_after(&hv(&[("retry-after", "-5")]), Some(0)),
+        RetryAfter::Unreadable
+    );
+    assert_eq!(
+        retry_after(&hv(&[("retry-after-ms", "x")]), Some(0)),
+        RetryAfter::Unreadable
+    );
+    let date = hv(&[("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")]);
+    assert_eq!(
+        retry_after(&date, None),
+        RetryAfter::Absent,
+        "a date and no clock"
+    );
+}

@@ -128,6 +128,34 @@ fn schema_nesting_of_five_levels_is_accepted_and_six_rejected() {
 }
 
 #[test]
+fn json_len_is_the_length_of_the_compact_text() {
+    // Oracle: the text `json::to_text` writes (the size rules of the schema and metadata were its length).
+    let texts = [
+        r#"null"#,
+        r#"[true,false,null,[],{}]"#,
+        r#"{"a":"plain","b":"q\"uote","c":"back\\slash","d":"\n\r\t\b\f","e":"\u0001\u001f\u007f"}"#,
+        r#"{"é":"ünïcödé ✓ 𝄞","k\u0000":0}"#,
+        r#"[0,-0,1,-1,9007199254740992,9007199254740993,-9007199254740993,18446744073709551615]"#,
+        r#"[0.5,-0.5,1.0,-0.0,1e300,1.5e-7,123456.789,1e21,2.5e-300,0.1]"#,
+        r#"{"type":"object","properties":{"a":{"type":["number","null"],"minimum":0,"maximum":1.5,"enum":[1,"x",null]}}}"#,
+    ];
+    for text in texts {
+        let value = crate::json::parse_value_exact(text).unwrap();
+        assert_eq!(
+            crate::client::validate::json_len(&value),
+            crate::json::to_text(&value).len(),
+            "{text}"
+        );
+    }
+    let built =
+        json!({"n": u64::MAX, "i": i64::MIN, "f": -2.75, "s": "\u{0}\u{1b}\"\\", "a": [[[]]]});
+    assert_eq!(
+        crate::client::validate::json_len(&built),
+        crate::json::to_text(&built).len()
+    );
+}
+
+#[test]
 fn schema_of_64_kb_or_more_is_too_large() {
     let mut props = serde_json::Map::new();
     let mut i = 0;

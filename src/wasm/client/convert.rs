@@ -9,6 +9,31 @@ use crate::client::polling::Until;
 use crate::client::{self, ApiError, CallOptions};
 use crate::wasm::{interop, platform};
 
+#[wasm_bindgen]
+extern "C" {
+    /// `Object.keys`, which a `Proxy` trap can make throw: caught here.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn object_keys(object: &JsValue) -> Result<js_sys::Array, JsValue>;
+}
+
+#[wasm_bindgen(module = "/src/wasm/client/promise.js")]
+extern "C" {
+    /// A string as UTF-8 bytes (the runtime's `TextEncoder`, then one copy into wasm).
+    #[wasm_bindgen(js_name = utf8Bytes)]
+    fn utf8_bytes(text: &JsValue) -> Vec<u8>;
+}
+
+thread_local! {
+    /// The JS string of the params text [`checked`] last read, until [`take_params_text`] takes it: `start` hands it
+    /// to the stepper of the same method call, which sends it when the core says the body is that text as given.
+    static PARAMS_TEXT: std::cell::RefCell<JsValue> = const { std::cell::RefCell::new(JsValue::UNDEFINED) };
+}
+
+/// The JS string of the params text of the method being started (`undefined` when it read none), taken once.
+pub(super) fn take_params_text() -> JsValue {
+    PARAMS_TEXT.with(|t| t.replace(JsValue::UNDEFINED))
+}
+
 /// Per-call options as read from JS: the core's part and the caller's `signal`.
 pub struct JsCallOptions {
     /// `wait`, `idempotencyKey`, `timeoutMs`, `maxRetries`.
@@ -37,8 +62,8 @@ pub fn call_options(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, 
         ));
     }
     let raw = |name: &str| {
-        let value = interop::option(options, name);
-        if value.is_undefined() {
+        let value = read_option(options, name)?;
+        Ok(if value.is_undefined() {
             RawOption::Absent
         } else if let Some(n) = value.as_f64() {
             RawOption::Number(n)
@@ -46,20 +71,42 @@ pub fn call_options(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, 
             RawOption::Text(text)
         } else {
             RawOption::Other
-        }
+        })
     };
+    let names = object_keys(options)
+        .map_err(|_| unreadable("options"))?
+        .iter()
+        .filter_map(|k| k.as_string())
+        .collect();
     let core = client::options::call_options(&CallOptionsInput {
-        names: interop::option_names(options),
+        names,
         extra,
-        wait: raw("wait"),
-        idempotency_key: raw("idempotencyKey"),
-        timeout_ms: raw("timeoutMs"),
-        max_retries: raw("maxRetries"),
+        wait: raw("wait")?,
+        idempotency_key: raw("idempotencyKey")?,
+        timeout_ms: raw("timeoutMs")?,
+        max_retries: raw("maxRetries")?,
     })?;
     Ok(JsCallOptions {
         core,
-        signal: interop::option(options, "signal"),
+        signal: read_option(options, "signal")?,
     })
+}
+
+/// One option of an options object; a getter or `Proxy` trap that throws is caught (never unwound through wasm) and
+/// refused at the option's name.
+///
+/// # Errors
+/// `invalid_request` at `name`.
+fn read_option(options: &JsValue, name: &str) -> Result<JsValue, ApiError> {
+    Reflect::get(options, &JsValue::from_str(name)).map_err(|_| unreadable(name))
+}
+
+fn unreadable(path: &str) -> ApiError {
+    ApiError::validation(
+        "invalid_request",
+        path,
+        "cannot be read (a getter or Proxy trap threw)",
+    )
 }
 
 /// Builds a route from the caller's params read as JSON text (`JSON.stringify`: `undefined` fields dropped, `toJSON`
@@ -76,14 +123,21 @@ pub fn checked<T: Fields, R>(
     build: impl FnOnce(Params<T>) -> Result<R, ApiError>,
 ) -> Result<R, ApiError> {
     let params = match params_text(value, path, optional)? {
-        Some(text) => Params::from_text(&text)?,
+        Some((text, js)) => {
+            PARAMS_TEXT.with(|t| t.replace(js));
+            Params::from_text(&text)?
+        }
         None => Params::empty(),
     };
     build(params)
 }
 
-/// The JSON text of a params object (`None` for absent optional params).
-fn params_text(value: &JsValue, path: &str, optional: bool) -> Result<Option<String>, ApiError> {
+/// The JSON text of a params object (`None` for absent optional params), and the JS string it was read from.
+fn params_text(
+    value: &JsValue,
+    path: &str,
+    optional: bool,
+) -> Result<Option<(String, JsValue)>, ApiError> {
     if value.is_undefined() || value.is_null() {
         return if optional {
             Ok(None)
@@ -98,13 +152,21 @@ fn params_text(value: &JsValue, path: &str, optional: bool) -> Result<Option<Str
             "must be an object",
         ));
     }
-    platform::json_stringify(value)
-        .ok()
-        .and_then(|t| t.as_string())
-        .map(Some)
-        .ok_or_else(|| {
-            ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
-        })
+    json_text(value).map(Some).ok_or_else(|| {
+        ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
+    })
+}
+
+/// `JSON.stringify(value)` read into wasm, and its JS string; `None` when it throws (a throwing getter or `toJSON`, a
+/// `Proxy` trap, a cycle, a `BigInt`: caught, never unwound through wasm) or gives no text. The text crosses as UTF-8
+/// bytes (encoded by the runtime, copied once): a string argument is copied into wasm one UTF-16 unit at a time.
+fn json_text(value: &JsValue) -> Option<(String, JsValue)> {
+    let js = platform::json_stringify(value).ok()?;
+    if !js.is_string() {
+        return None;
+    }
+    let text = String::from_utf8(utf8_bytes(&js)).ok()?;
+    Some((text, js))
 }
 
 /// A JS value as JSON (for schemas and other free-form values).
@@ -112,12 +174,9 @@ fn params_text(value: &JsValue, path: &str, optional: bool) -> Result<Option<Str
 /// # Errors
 /// `invalid_request` at `path` when it cannot be serialized.
 pub fn json_value(value: &JsValue, path: &str) -> Result<serde_json::Value, ApiError> {
-    let text = platform::json_stringify(value)
-        .ok()
-        .and_then(|t| t.as_string())
-        .ok_or_else(|| {
-            ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
-        })?;
+    let (text, _) = json_text(value).ok_or_else(|| {
+        ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
+    })?;
     crate::json::parse_value_exact(&text)
         .ok_or_else(|| ApiError::validation("invalid_request", path, "is not JSON"))
 }
@@ -170,7 +229,10 @@ pub fn error_to_js(err: &ApiError) -> JsValue {
 /// # Errors
 /// `invalid_request` at `deadlineMs`.
 pub(super) fn wait_deadline(options: &JsValue) -> Result<Option<u64>, ApiError> {
-    let value = crate::wasm::interop::option(options, "deadlineMs");
+    if !options.is_object() {
+        return Ok(None);
+    }
+    let value = read_option(options, "deadlineMs")?;
     if value.is_undefined() {
         return Ok(None);
     }
@@ -195,7 +257,11 @@ pub(super) fn wait_options(options: &JsValue) -> Result<(JsCallOptions, WaitOpti
             "waitFor chooses its own wait; give timeoutMs instead",
         ));
     }
-    let until = crate::wasm::interop::option(options, "until");
+    let until = if options.is_object() {
+        read_option(options, "until")?
+    } else {
+        JsValue::UNDEFINED
+    };
     let until = if until.is_undefined() {
         Until::Finished
     } else {

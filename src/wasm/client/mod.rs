@@ -312,9 +312,21 @@ pub(crate) fn start(
     build: impl FnOnce(&ClientConfig, &CallOptions) -> Result<(Flow, JsValue), ApiError>,
 ) -> JsValue {
     let started = prepared.and_then(|o| {
-        let (flow, raw_body) = build(&inner.config, &o.core)?;
+        let built = build(&inner.config, &o.core);
+        // Taken whatever happened: it belongs to this call only.
+        let params_text = convert::take_params_text();
+        let (flow, raw_body) = built?;
         stepper::check_signal(&o.signal)?;
-        Ok(stepper::drive(inner, flow, raw_body, &o.signal, list))
+        Ok(stepper::drive(
+            inner,
+            flow,
+            stepper::Bodies {
+                raw: raw_body,
+                params_text,
+            },
+            &o.signal,
+            list,
+        ))
     });
     started.unwrap_or_else(|e| stepper::rejected(&e, !list.is_undefined()))
 }

@@ -29,15 +29,55 @@ function makePage(read, list) {
   return page;
 }
 
-async function* iterate(first) {
-  let page = await first;
-  while (page) {
-    yield* page.data;
-    page = await page.nextPage();
-  }
+/**
+ * Every item of every page, from the page `first` resolves to: an async iterator written out rather than an async
+ * generator, whose every item took several promise turns (`yield*` over a page, then the generator's own await): an
+ * item of the page at hand is one resolved promise. A rejected page rejects `next()`; `return()` ends it.
+ */
+function iterate(first) {
+  let page;
+  let at = 0;
+  let over = false;
+  const advance = async () => {
+    for (;;) {
+      if (over) return { value: undefined, done: true };
+      if (page !== undefined && at < page.data.length) return { value: page.data[at++], done: false };
+      try {
+        page = await (page === undefined ? first : page.nextPage());
+      } catch (e) {
+        over = true;
+        throw e;
+      }
+      at = 0;
+      if (!page) over = true;
+    }
+  };
+  return {
+    next() {
+      if (!over && page !== undefined && at < page.data.length) return Promise.resolve({ value: page.data[at++], done: false });
+      return advance();
+    },
+    return(value) {
+      over = true;
+      return Promise.resolve({ value, done: true });
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
 
 // Request and response plumbing: one boundary crossing each instead of one per header.
+
+const utf8 = new TextEncoder();
+
+/**
+ * A string as UTF-8 bytes, for wasm: a string argument crosses one UTF-16 unit at a time (a 20 KB params text cost
+ * about 80 us), the runtime's encoder and one copy a few.
+ */
+export function utf8Bytes(text) {
+  return utf8.encode(text);
+}
 
 /** Longest delay `setTimeout` honours (a longer one fires at once in Node and browsers). */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -237,15 +277,14 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
         return readBody(response, cap, false).then((raw) => {
           const text = String(raw);
           if (ok && (mode === ReadMode.JSON || mode === ReadMode.FINAL_JSON)) {
-            let data = null;
-            let parsed = true;
+            let data;
             try {
-              // An empty body is `null`, as the core reads it.
-              if (text.trim() !== "") data = JSON.parse(text);
+              data = JSON.parse(text);
             } catch {
-              parsed = false;
+              // Not JSON (an empty body included): the core reads the text and refuses it.
             }
-            if (parsed) {
+            // Only an object is the route's data; anything else goes to the core as text, which refuses it.
+            if (isObject(data)) {
               const headers = response.headers;
               // The core said such an answer ends the call (`Read::FinalJson`): JS ends it, and `withResponse()` has
               // the core read its request id and replay flag from `headers`, only if it is called.
@@ -265,7 +304,9 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
             finish(resolve, result);
             return;
           }
-          finish(resolve, answer(status, headerText(response.headers), response.headers, text, undefined));
+          const result = answer(status, headerText(response.headers), response.headers, text, undefined);
+          if (failed) result.read = errorRead(text);
+          finish(resolve, result);
         }, (e) => {
           if (!(failed && e === TOO_LARGE)) throw e;
           const result = answer(status, headerText(response.headers), response.headers, "", undefined);
@@ -336,7 +377,7 @@ function discard(response) {
 }
 
 function answer(status, head, headers, text, bytes) {
-  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false, items: undefined, unread: false };
+  return { status, head, headers, text, bytes, data: undefined, parsed: false, final: false, items: undefined, unread: false, read: undefined };
 }
 
 /**
@@ -351,10 +392,54 @@ function pageForCore(text) {
   } catch {
     return { text, items: undefined };
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || !Array.isArray(parsed.data)) {
+  if (!isObject(parsed) || !Array.isArray(parsed.data)) {
     return { text, items: undefined };
   }
-  return { text: JSON.stringify({ ...parsed, data: [] }), items: parsed.data };
+  // Only the members the core reads: another member (100 000 levels deep, say) is never written again.
+  const core = { data: [] };
+  for (const name of PAGE_MEMBERS) if (Object.hasOwn(parsed, name)) core[name] = parsed[name];
+  try {
+    return { text: JSON.stringify(core), items: parsed.data };
+  } catch {
+    // One of those members cannot be written (too deep): the core reads the page as it came, and refuses it.
+    return { text, items: undefined };
+  }
+}
+
+/** The members of a page the core reads besides `data` (`Page::from_value`). */
+const PAGE_MEMBERS = ["object", "has_more", "hasMore", "cursor"];
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * An error body as `JSON.parse` reads it, written back plainly for the core (`Body::ErrorText`): strings made
+ * well-formed, numbers beyond a double `null` (as `JSON.stringify` writes them), nesting past 8 levels `null`. The core
+ * reads it only when its own reader refuses the text (a lone surrogate, `1e400`, deep nesting), so an envelope keeps
+ * its `code` whenever `JSON.parse` reads it. `undefined` when `JSON.parse` cannot read the text either.
+ */
+function errorRead(text) {
+  try {
+    return JSON.stringify(plainJson(JSON.parse(text), 0));
+  } catch {
+    return undefined;
+  }
+}
+
+function plainJson(value, depth) {
+  if (typeof value === "string") return wellFormed(value);
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= 8) return null;
+  if (Array.isArray(value)) return value.map((v) => plainJson(v, depth + 1));
+  // A null prototype: a member named `__proto__` stays a member.
+  const out = Object.create(null);
+  for (const name of Object.keys(value)) out[wellFormed(name)] = plainJson(value[name], depth + 1);
+  return out;
+}
+
+function wellFormed(text) {
+  return typeof text.toWellFormed === "function" ? text.toWellFormed() : text.replace(/[\uD800-\uDFFF]/gu, "\uFFFD");
 }
 
 /** Headers as `name\nvalue\n...` text, names in lower case (newlines inside values become spaces). */
@@ -553,8 +638,38 @@ async function run(stepper, fetchFn, signal, holder, list) {
       }
     }
   } finally {
-    stepper.free();
+    release(stepper);
   }
+}
+
+// A finished call's handle is freed once the caller has its result: dropping the call's Rust values (a 20 KB params
+// object is about 15 us of wasm) then runs after the caller's continuation, while the next request is on the wire,
+// not before the result. In Node and Bun (their own `setImmediate`) the handles of a turn are freed in one batch after
+// it; elsewhere (browsers, Deno, workerd, edge runtimes: Next.js's edge sandbox has a `setImmediate` that throws, and
+// their timers belong to a request) at once, as before.
+const pendingFree = [];
+let deferFree =
+  typeof setImmediate === "function" &&
+  typeof globalThis.EdgeRuntime === "undefined" &&
+  (typeof globalThis.process?.versions?.node === "string" || typeof globalThis.Bun !== "undefined");
+
+function release(stepper) {
+  if (deferFree) {
+    pendingFree.push(stepper);
+    if (pendingFree.length > 1) return;
+    try {
+      setImmediate(freePending);
+      return;
+    } catch {
+      deferFree = false;
+      pendingFree.pop();
+    }
+  }
+  stepper.free();
+}
+
+function freePending() {
+  for (const stepper of pendingFree.splice(0)) stepper.free();
 }
 
 /** A finished flow's data: from the last answer JS holds, or the value the core made. */

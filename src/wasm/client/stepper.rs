@@ -74,6 +74,8 @@ extern "C" {
     #[wasm_bindgen(method, getter, structural)]
     fn unread(this: &AttemptAnswer) -> JsValue;
     #[wasm_bindgen(method, getter, structural)]
+    fn read(this: &AttemptAnswer) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
     fn kind(this: &AttemptAnswer) -> JsValue;
     #[wasm_bindgen(method, getter, structural)]
     fn message(this: &AttemptAnswer) -> JsValue;
@@ -119,8 +121,16 @@ fn result_code(value: &FlowValue) -> u8 {
 pub struct FlowStepper {
     inner: Rc<ClientState>,
     flow: Flow,
+    bodies: Bodies,
+}
+
+/// What the caller handed a method that a request may carry as it is.
+pub(crate) struct Bodies {
     /// The caller's bytes, attached to a request the core marks [`HttpRequest::raw_body`] (an upload's PUT).
-    raw_body: JsValue,
+    pub raw: JsValue,
+    /// The JS string of the caller's params text, sent for a body the core marks [`HttpRequest::caller_text`] (the
+    /// same text; the string `JSON.stringify` made is what `fetch` writes fastest, and nothing is copied out of wasm).
+    pub params_text: JsValue,
 }
 
 /// The `signal` option checked before a request is spent: `undefined`, `null` or an `AbortSignal`-like object.
@@ -144,6 +154,8 @@ pub(crate) fn check_signal(signal: &JsValue) -> Result<(), ApiError> {
 }
 
 thread_local! {
+    /// Random bytes for idempotency keys, and how many are used ([`ClientState::random_for`]).
+    static KEY_BYTES: std::cell::RefCell<([u8; 256], usize)> = const { std::cell::RefCell::new(([0; 256], 256)) };
     /// Whether `promise.js` has the core's reader of an answer's request id and replay flag.
     static META_SET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
@@ -171,7 +183,7 @@ fn share_answer_meta() {
 pub(crate) fn drive(
     inner: &Rc<ClientState>,
     flow: Flow,
-    raw_body: JsValue,
+    bodies: Bodies,
     signal: &JsValue,
     list: &JsValue,
 ) -> JsValue {
@@ -179,7 +191,7 @@ pub(crate) fn drive(
     let stepper = FlowStepper {
         inner: inner.clone(),
         flow,
-        raw_body,
+        bodies,
     };
     drive_js(stepper, inner.fetch.clone(), signal, list)
 }
@@ -259,7 +271,20 @@ impl FlowStepper {
             self.flow.on_response(status, &head, body, env);
         } else {
             let text = answer.text().as_string().unwrap_or_default();
-            self.flow.on_response(status, &head, Body::Text(&text), env);
+            // An error body JSON.parse reads, as `promise.js` wrote it back, for the core when its reader refuses the
+            // text (`errorRead`).
+            match answer.read().as_string() {
+                Some(host_read) => self.flow.on_response(
+                    status,
+                    &head,
+                    Body::ErrorText {
+                        text: &text,
+                        host_read: &host_read,
+                    },
+                    env,
+                ),
+                None => self.flow.on_response(status, &head, Body::Text(&text), env),
+            }
         }
         self.flush(Some(elapsed_ms));
         self.step()
@@ -281,8 +306,11 @@ impl FlowStepper {
 
     fn send(&self, request: &HttpRequest, read: Read) -> JsValue {
         let body = match (&request.body, request.raw_body) {
+            (Some(_), _) if request.caller_text && self.bodies.params_text.is_string() => {
+                self.bodies.params_text.clone()
+            }
             (Some(text), _) => JsValue::from_str(text),
-            (None, true) => self.raw_body.clone(),
+            (None, true) => self.bodies.raw.clone(),
             (None, false) => JsValue::UNDEFINED,
         };
         send_step(
@@ -380,13 +408,28 @@ fn parse_header_text(text: &str) -> Vec<(String, String)> {
 }
 
 impl ClientState {
-    /// A POST's idempotency key seed (only a POST draws random bytes).
+    /// A POST's idempotency key seed (only a POST draws random bytes). The bytes come from one
+    /// `crypto.getRandomValues` call per 16 keys (each byte used once): in Node a call costs about 20 us, whatever its
+    /// length.
     pub(super) fn random_for(method: Method) -> [u8; 16] {
-        if method == Method::Post {
-            platform::random_bytes()
-        } else {
-            [0; 16]
+        if method != Method::Post {
+            return [0; 16];
         }
+        KEY_BYTES.with(|pool| {
+            let mut pool = pool.borrow_mut();
+            let (bytes, used) = &mut *pool;
+            if *used + 16 > bytes.len() {
+                *bytes = platform::random_array();
+                *used = 0;
+            }
+            let mut out = [0; 16];
+            if let Some(next) = bytes.get_mut(*used..*used + 16) {
+                out.copy_from_slice(next);
+                next.fill(0);
+            }
+            *used += 16;
+            out
+        })
     }
 
     /// Writes one log line to the `logger` option or the console; `elapsed` (ms) is appended to the lines of an

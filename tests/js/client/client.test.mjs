@@ -246,12 +246,12 @@ test("namespaces_are_one_object_each_and_with_response_gives_plain_headers", asy
   });
   const e = await rejectsWith(assert, html.agents.list(), sdk.APIError, "non_json_body");
   assert.equal(e.requestId, "req_html");
-  // An empty 2xx body is `null`.
+  // An empty 2xx body is not the route's object (issue 24 item 5; it resolved `null` before): `unexpected_shape`.
   const empty = new sdk.DocAuto({
     apiKey: KEY,
     baseUrl: "https://api.example.com",
     logLevel: "off",
     fetch: async () => new Response("", { status: 200 }),
   });
-  assert.equal(await empty.agents.list(), null);
+  await rejectsWith(assert, empty.agents.list(), sdk.APIError, "unexpected_shape");
 });

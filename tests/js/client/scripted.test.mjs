@@ -370,6 +370,160 @@ test("a_param_of_the_wrong_type_is_refused_at_its_path_and_nothing_is_sent", asy
   assert.equal(server.requests.length, 0);
 });
 
+// 6. Hostile values the app hands the client (issue 24): a getter, a `toJSON` or a `Proxy` trap that throws, a revoked
+// `Proxy`, a `BigInt`, a cycle. Touching them must never unwind an exception through wasm (that skips destructors
+// and borrow guards; after a few thousand such calls the instance fails every call): each method returns a promise
+// that rejects with `invalid_request`, and nothing is sent.
+
+function hostileValues() {
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const cycle = {};
+  cycle.self = cycle;
+  const boom = () => {
+    throw new Error("boom");
+  };
+  return {
+    "a throwing getter": { get name() { return boom(); }, get maxRetries() { return boom(); } },
+    "a throwing toJSON": { toJSON: boom },
+    "a Proxy whose ownKeys throws": new Proxy({}, { ownKeys: boom }),
+    "a Proxy whose get throws": new Proxy({ name: "n" }, { get: boom }),
+    "a revoked Proxy": revoked.proxy,
+    "a BigInt member": { name: 1n, maxRetries: 1n },
+    "a cycle": cycle,
+  };
+}
+
+/** Each method with the hostile value as its params, then as its per-call options. */
+const HOSTILE_CALLS = [
+  ["configs.create params", (c, v) => c.configs.create("extract", v)],
+  ["extract params", (c, v) => c.extract(v)],
+  ["runs.list params", (c, v) => c.runs.list(v)],
+  ["agentRuns.approve params", (c, v) => c.agentRuns.approve("agr_1", "apr_1", v)],
+  ["runs.retrieve options", (c, v) => c.runs.retrieve("exr_1", v)],
+  ["runs.waitFor options", (c, v) => c.runs.waitFor("exr_1", v)],
+  ["configs.create options", (c, v) => c.configs.create("extract", { name: "n" }, v)],
+  ["files.waitUntilReady options", (c, v) => c.files.waitUntilReady("file_1", v)],
+];
+
+test("hostile_params_and_options_reject_with_invalid_request_and_nothing_is_sent", async () => {
+  const server = await scripted((req, res) => json(res, 200, { id: "exr_1", object: "extract_run", status: "processed" }));
+  const c = client(server.url);
+  for (const [what, value] of Object.entries(hostileValues())) {
+    for (const [method, call] of HOSTILE_CALLS) {
+      let promise;
+      assert.doesNotThrow(() => {
+        promise = call(c, value);
+      }, `${method} with ${what} threw synchronously`);
+      await assert.rejects(promise, (e) => {
+        assert.ok(e instanceof sdk.BadRequestError, `${method} with ${what}: ${e?.name}: ${e?.message}`);
+        assert.equal(e.code, "invalid_request", `${method} with ${what}`);
+        return true;
+      });
+    }
+  }
+  assert.equal(server.requests.length, 0);
+});
+
+test("twenty_thousand_hostile_calls_leave_the_instance_working", async () => {
+  const server = await scripted((req, res) => json(res, 200, { id: "exr_1", object: "extract_run", status: "processed" }));
+  const c = client(server.url);
+  const values = Object.values(hostileValues());
+  for (let i = 0; i < 20_000; i++) {
+    const [, call] = HOSTILE_CALLS[i % HOSTILE_CALLS.length];
+    try {
+      await call(c, values[i % values.length]);
+    } catch {
+      // each is refused; the point is what the instance does afterwards
+    }
+  }
+  const run = await c.runs.retrieve("exr_1");
+  assert.equal(run.status, "processed");
+  sdk.validateExtractionSchema({ type: "object", properties: { a: { type: "string" } } });
+  assert.equal(server.requests.length, 1);
+});
+
+// 6b. A Retry-After the client cannot read (issue 24): neither a number of seconds nor an HTTP date ends the call with
+// the error instead of a resend on the client's own backoff; 400 digits of seconds are longer than any cap.
+
+test("a_retry_after_that_cannot_be_read_ends_the_call_with_the_error_and_is_not_resent", async () => {
+  for (const value of ["1e400", "Infinity", "-5", "NaN", "soon", "9".repeat(400)]) {
+    const server = await scripted((req, res, n) => {
+      if (n === 0) return json(res, 429, { code: "rate_limited", retryable: true }, { "retry-after": value });
+      json(res, 200, { id: "exr_1", object: "extract_run", status: "processed" });
+    });
+    const error = await client(server.url)
+      .runs.retrieve("exr_1")
+      .then(() => assert.fail(`resolved after Retry-After ${value.slice(0, 12)}`), (e) => e);
+    assert.equal(server.requests.length, 1, `Retry-After ${value.slice(0, 12)} was resent`);
+    assert.ok(error instanceof sdk.RateLimitError, `${error?.name}: ${error?.message}`);
+    assert.equal(error.retryable, true);
+    assert.equal(error.retryAfter, value.length === 400 ? 1e12 : undefined, value.slice(0, 12));
+  }
+});
+
+// 6c. Answers of the wrong shape (issue 24): a 2xx that is not the route's JSON object rejects with its own code and
+// is not resent; a page's extra member is never written again; an error envelope keeps its code whenever JSON.parse
+// reads it.
+
+test("a_2xx_that_is_not_a_json_object_rejects_with_unexpected_shape_and_is_not_resent", async () => {
+  for (const body of ["null", "[]", '["exr_1"]', '"run"', "5", ""]) {
+    const server = await scripted((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(body);
+    });
+    const c = client(server.url);
+    for (const call of [() => c.runs.retrieve("exr_1"), () => c.runs.waitFor("exr_1")]) {
+      const before = server.requests.length;
+      const error = await call().then(() => assert.fail(`resolved for ${JSON.stringify(body)}`), (e) => e);
+      assert.ok(error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError), `${error?.name}: ${error?.message}`);
+      assert.equal(error.code, "unexpected_shape", body);
+      assert.equal(error.status, 200);
+      assert.equal(server.requests.length - before, 1, `${JSON.stringify(body)} was resent`);
+    }
+  }
+});
+
+test("a_list_page_with_a_100000_deep_extra_member_is_read_and_a_deep_cursor_is_refused_not_resent", async () => {
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  const pages = [
+    `{"object":"list","data":[{"id":"exr_1"}],"has_more":false,"cursor":null,"extra":${deep}}`,
+    `{"object":"list","data":[{"id":"exr_1"}],"has_more":true,"cursor":${deep}}`,
+  ];
+  const server = await scripted((req, res, n) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(pages[n]);
+  });
+  const c = client(server.url);
+  const ids = [];
+  for await (const run of c.runs.list()) ids.push(run.id);
+  assert.deepEqual(ids, ["exr_1"]);
+  const error = await c.runs.list().then(() => assert.fail("resolved"), (e) => e);
+  assert.ok(error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError), `${error?.name}: ${error?.message}`);
+  assert.equal(server.requests.length, 2, "neither page was resent");
+});
+
+test("an_error_envelope_keeps_its_code_whenever_json_parse_reads_it", async () => {
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  const bodies = [
+    String.raw`{"code":"invalid_schema","message":"bad \ud800 field"}`,
+    `{"code":"invalid_schema","message":"bad","limit":1e400}`,
+    `{"code":"invalid_schema","message":"bad","detail":${deep}}`,
+  ];
+  for (const body of bodies) {
+    const server = await scripted((req, res) => {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(body);
+    });
+    const error = await client(server.url)
+      .runs.retrieve("exr_1")
+      .then(() => assert.fail("resolved"), (e) => e);
+    assert.ok(error instanceof sdk.BadRequestError, `${error?.name}: ${error?.message}`);
+    assert.equal(error.code, "invalid_schema", body.slice(0, 60));
+    assert.equal(server.requests.length, 1);
+  }
+});
+
 // 7. Loose ends.
 
 test("a_timeout_above_2_31_ms_is_clamped_instead_of_firing_at_once", async () => {
