@@ -531,8 +531,11 @@ const NEVER_THROWS = [
   [/^throw new Error\(getStringFromWasm0/, "a Rust panic's throw (a bug, not hostile input)"],
   [/^const ret = typeof (global|globalThis|self|window) === 'undefined'/, "the global object"],
   // Intrinsics on any value, or on values of this module's making.
-  [/^const ret = (ArrayBuffer\.isView\(arg0\)|new Object\(\)|new Array\(\)|Date\.now\(\)|Math\.random\(\)|Array\.of\([^)]*\)|Number\.parseFloat\(getStringFromWasm0\(arg0, arg1\)\)|new TypeError\(getStringFromWasm0\(arg0, arg1\)\));/, "intrinsics"],
+  [/^const ret = (new Error\(getStringFromWasm0\(arg0, arg1\)\)|ArrayBuffer\.isView\(arg0\)|new Object\(\)|new Array\(\)|Date\.now\(\)|Math\.random\(\)|Array\.of\([^)]*\)|Number\.parseFloat\(getStringFromWasm0\(arg0, arg1\)\)|new TypeError\(getStringFromWasm0\(arg0, arg1\)\));/, "intrinsics"],
   [/^queueMicrotask\(arg0\);$/, "intrinsic"],
+  // getrandom's JS backend (the emulator's module): it finds the host's crypto on the global object and `process`.
+  [/^const ret = arg0\.(crypto|msCrypto|node|process|versions);/, "getrandom: the global object's crypto and process"],
+  [/^const ret = arg0\.subarray\(arg1 >>> 0, arg2 >>> 0\);/, "getrandom: a view of this module's making"],
   [/^const ret = Promise\.(reject|race)\(arg0\);/, "never throws (race: an array of this module's promises)"],
   [/^const ret = Promise\.resolve\(arg0\);/, "values of this module's making (a caller's value goes through interop.js settled())"],
   [/^const ret = arg0\.then\(arg1(, arg2)?\);/, "promises of this module's making (JsFuture, host crypto)"],
@@ -546,14 +549,15 @@ const NEVER_THROWS = [
   [/^const ret = create(Webhook|Api|Realtime)Error\(/, "errors.js constructors"],
   [/^(openCapture|flushCapture|later|afterAll|fetchUrl)\(|^const ret = closeCapture\(/, "capture.js: catches inside"],
   // The API client's own step objects, made by its promise.js (src/wasm/client, not a caller's value).
-  [/^const ret = arg0\.(status|head|text|data|parsed|unread|kind|message|code);/, "the client's AttemptAnswer (promise.js)"],
+  [/^const ret = arg0\.(status|head|text|data|parsed|unread|read|kind|message|code);/, "the client's AttemptAnswer (promise.js)"],
+  [/^const ret = utf8Bytes\(arg1\); const ptr1 = passArray8ToWasm0\(ret, wasm\.__wbindgen_malloc\);/, "promise.js: TextEncoder.encode of the string JSON.stringify made (checked to be a string first)"],
   [/^(let v0; .*)?const ret = (drive|sendStep|doneStep|failed)\(/, "the client's promise.js"],
 ];
 await checks.run("every import of every module's glue that is not `catch` is one that cannot throw on a caller's value", () => {
   const root = fileURLToPath(new URL("../../pkg/", import.meta.url));
   const unexplained = new Set();
   let imports = 0;
-  for (const dir of ["wasm", "webhooks/wasm", "realtime/wasm", "testing/wasm"]) {
+  for (const dir of ["wasm", "webhooks/wasm", "realtime/wasm", "testing/wasm", "emulator/wasm"]) {
     const file = `${root}${dir}/docauto.js`;
     if (!existsSync(file)) continue;
     const glue = readFileSync(file, "utf8");
