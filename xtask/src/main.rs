@@ -5,6 +5,7 @@ mod build;
 mod demo;
 mod fuzz;
 mod install;
+mod page_proxy;
 mod test;
 mod util;
 
