@@ -141,6 +141,7 @@ pub fn try_option(options: &JsValue, name: &str) -> Result<JsValue, ()> {
 }
 
 /// Names of the own enumerable keys of an options object (none when listing them throws: see [`own_names`]).
+#[cfg(feature = "testing")]
 pub fn option_names(options: &JsValue) -> Vec<String> {
     own_names(options).unwrap_or_default()
 }
