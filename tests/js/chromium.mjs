@@ -15,3 +15,19 @@ export const CHROMIUM_ARGS = [
 export function launchChromium() {
   return chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
 }
+
+// Opens `url` in a new page of `browser` and waits for the page to set `window[resultName]` (a suite result:
+// `{ lines, passed, failed }`); a page that does not finish in 90 s, or throws first, is one failure.
+export async function runPage(browser, url, resultName) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(url);
+  try {
+    await page.waitForFunction((name) => window[name], resultName, { timeout: 90_000 });
+    return await page.evaluate((name) => window[name], resultName);
+  } catch (e) {
+    console.log(`FAIL page did not finish: ${e.message} ${errors.join(" | ")}`);
+    return { lines: [], passed: 0, failed: 1 };
+  }
+}

@@ -1,7 +1,7 @@
 // Headless Chromium: a page served on 127.0.0.1 imports the package from a plain <script type="module">.
 import { fileURLToPath } from "node:url";
 import { serveStatic } from "../../www/static.mjs";
-import { launchChromium } from "./chromium.mjs";
+import { launchChromium, runPage } from "./chromium.mjs";
 import { report } from "./common.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -13,16 +13,7 @@ const srv = await serveStatic({
 const browser = await launchChromium();
 let out = { lines: [], passed: 0, failed: 1 };
 try {
-  const page = await browser.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(`${srv.url}/tests/js/browser.html`);
-  try {
-    await page.waitForFunction(() => window.__docautoResult, null, { timeout: 90_000 });
-    out = await page.evaluate(() => window.__docautoResult);
-  } catch (e) {
-    console.log(`FAIL page did not finish: ${e.message} ${errors.join(" | ")}`);
-  }
+  out = await runPage(browser, `${srv.url}/tests/js/browser.html`, "__docautoResult");
 } finally {
   await browser.close();
   await srv.close();

@@ -1,9 +1,9 @@
 // Runs a bundled suite Worker in workerd through miniflare (the .wasm files as CompiledWasm modules, as wrangler
-// provides them) and reports the `{ lines, passed, failed }` it answers under `suite`. Node only (imports miniflare).
+// provides them) and reports the `{ lines, passed, failed }` it answers to `url` under `suite`. Node only (imports miniflare).
 import { Miniflare } from "miniflare";
 import { report } from "./common.mjs";
 
-export async function runSuiteWorker(scriptPath, suite) {
+export async function runSuiteWorker(scriptPath, suite, url = "http://localhost/") {
   const mf = new Miniflare({
     modules: true,
     scriptPath,
@@ -11,7 +11,7 @@ export async function runSuiteWorker(scriptPath, suite) {
     compatibilityDate: "2025-09-01",
   });
   try {
-    const res = await mf.dispatchFetch("http://localhost/");
+    const res = await mf.dispatchFetch(url);
     const text = await res.text();
     let out;
     try {

@@ -148,7 +148,6 @@ const EMULATOR_FILES: &[&str] = &[
     "edge-light.js",
     "index.cjs",
     "index.d.ts",
-    "index.d.cts",
     "bin.js",
 ];
 
@@ -322,6 +321,14 @@ fn write_emulator_files(r: &Path, entry: &Entry, out: &Path, wasm: &Path) -> Res
             &read(&r.join("pkg-template/emulator").join(name))?,
         )?;
     }
+    // The declarations import nothing, so the CommonJS twin is the same text under its own name.
+    let dts = read(&r.join("pkg-template/emulator/index.d.ts"))?;
+    write(
+        &out.join("index.d.cts"),
+        &format!(
+            "// CommonJS twin of index.d.ts (the types of `require(\"docauto/emulator\")`).\n{dts}"
+        ),
+    )?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -2,10 +2,10 @@
 // beside it as CompiledWasm modules (as wrangler provides them); the webhook receiver runs here, in Node.
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Miniflare } from "miniflare";
 import { bundle } from "../bundle.mjs";
 import { report, resolvedCheck } from "../common.mjs";
 import { startReceiver } from "./receiver.mjs";
+import { runSuiteWorker } from "../workerd-suite.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const dir = `${root}target/docauto-js/emulator-workerd/`;
@@ -22,25 +22,8 @@ for (const module of ["emulator/wasm/docauto-emulator.wasm", "wasm/docauto-clien
 }
 
 const receiver = await startReceiver();
-const mf = new Miniflare({
-  modules: true,
-  scriptPath: `${dir}worker.mjs`,
-  modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
-  compatibilityDate: "2025-09-01",
-});
 try {
-  const res = await mf.dispatchFetch(`http://localhost/?receiver=${encodeURIComponent(receiver.base)}`);
-  const text = await res.text();
-  let out;
-  try {
-    out = JSON.parse(text);
-  } catch {
-    console.log(`FAIL worker answered ${res.status}: ${text.slice(0, 500)}`);
-    out = { lines: [], passed: 0, failed: 1 };
-  }
-  for (const l of out.lines) console.log(l);
-  report("docauto/emulator in workerd", out);
+  await runSuiteWorker(`${dir}worker.mjs`, "docauto/emulator in workerd", `http://localhost/?receiver=${encodeURIComponent(receiver.base)}`);
 } finally {
-  await mf.dispose();
   await receiver.close();
 }
