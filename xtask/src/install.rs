@@ -79,7 +79,8 @@ pub fn bundler_tooling() -> Result<(), String> {
     npm_ci(&suite.join("next-16.2"), "node_modules/.bin/next")
 }
 
-/// `npm ci` in `dir` unless its node_modules is newer than its package.json and lockfile and holds `probe`. The
+/// `npm ci` in `dir` unless its node_modules is newer than its package.json and lockfile, holds `probe` and every
+/// package that package.json declares (a folder removed by hand leaves npm's marker file as it was). The
 /// lockfiles list every platform's optional packages (checked by tests/js/lockfiles.mjs), so `npm ci` works on Linux,
 /// macOS and Windows, x64 and arm64; a failure is reported, never papered over by a looser `npm install`.
 fn npm_ci(dir: &Path, probe: &str) -> Result<(), String> {
@@ -88,7 +89,17 @@ fn npm_ci(dir: &Path, probe: &str) -> Result<(), String> {
     let stale = !marker.exists()
         || newer(&lock, &marker)
         || newer(&dir.join("package.json"), &marker)
-        || !dir.join(probe).exists();
+        || !dir.join(probe).exists()
+        || std::fs::read_to_string(dir.join("package.json"))
+            .map(|text| {
+                declared_packages(&text).iter().any(|name| {
+                    !dir.join("node_modules")
+                        .join(name)
+                        .join("package.json")
+                        .exists()
+                })
+            })
+            .unwrap_or(true);
     if !stale {
         return Ok(());
     }
@@ -99,6 +110,36 @@ fn npm_ci(dir: &Path, probe: &str) -> Result<(), String> {
             .current_dir(dir),
         Duration::from_secs(15 * MIN),
     )
+}
+
+/// The names under `dependencies`, `devDependencies` and `optionalDependencies` of a package.json (its top-level
+/// objects of that name, read as npm writes them: one `"name": "range"` per line).
+fn declared_packages(package_json: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut inside = false;
+    for line in package_json.lines().map(str::trim) {
+        if !inside {
+            inside = [
+                "\"dependencies\"",
+                "\"devDependencies\"",
+                "\"optionalDependencies\"",
+            ]
+            .iter()
+            .any(|key| {
+                line.starts_with(&format!("{key}: {{"))
+                    && !line.ends_with('}')
+                    && !line.ends_with("},")
+            });
+        } else if line.starts_with('}') {
+            inside = false;
+        } else if let Some(name) = line
+            .strip_prefix('"')
+            .and_then(|rest| rest.split('"').next())
+        {
+            names.push(name.to_owned());
+        }
+    }
+    names
 }
 
 fn newer(a: &Path, b: &Path) -> bool {
@@ -157,4 +198,33 @@ fn debian_packages() -> Result<(), String> {
             .env("DEBIAN_FRONTEND", "noninteractive"),
         Duration::from_secs(15 * MIN),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_packages_are_read_from_the_dependency_objects() {
+        let json = r#"{
+  "name": "x",
+  "scripts": { "a": "b" },
+  "dependencies": {
+    "ws": "8.18.3"
+  },
+  "devDependencies": {
+    "@types/node": "20.0.0",
+    "openai": "7.57.0",
+    "typescript7": "npm:typescript@7.0.2"
+  },
+  "optionalDependencies": {},
+  "engines": {
+    "node": ">=20"
+  }
+}"#;
+        assert_eq!(
+            declared_packages(json),
+            ["ws", "@types/node", "openai", "typescript7"]
+        );
+    }
 }
