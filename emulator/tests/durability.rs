@@ -11,16 +11,6 @@ mod common;
 use common::*;
 use serde_json::json;
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let p = std::env::temp_dir().join(format!(
-        "docauto-emu-durability-{}-{name}.json",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&p);
-    let _ = std::fs::remove_file(docauto_emulator::store::journal_path(&p));
-    p
-}
-
 /// Snapshot and journal, as text.
 fn on_disk(p: &std::path::Path) -> String {
     let snap = std::fs::read_to_string(p).unwrap_or_default();
@@ -31,7 +21,7 @@ fn on_disk(p: &std::path::Path) -> String {
 
 #[tokio::test]
 async fn state_is_on_disk_before_the_answer_arrives() {
-    let path = tmp("wal");
+    let path = state_file("durability", "wal");
     let h = start(&["--state", path.to_str().unwrap()]).await;
     let r = post(
         &h,
@@ -51,7 +41,7 @@ async fn state_is_on_disk_before_the_answer_arrives() {
 async fn sigkill_under_load_loses_no_acknowledged_object() {
     use std::sync::{Arc, Mutex};
     use tokio::io::AsyncBufReadExt;
-    let path = tmp("sigkill");
+    let path = state_file("durability", "sigkill");
     let base = doc_server(vec![(
         "/a.txt",
         "text/plain",
@@ -170,7 +160,7 @@ async fn sigkill_under_load_loses_no_acknowledged_object() {
 /// keeps everything before it; a bad line followed by good ones is a start error.
 #[tokio::test]
 async fn a_torn_last_journal_line_is_dropped_and_a_bad_middle_line_refused() {
-    let path = tmp("torn");
+    let path = state_file("durability", "torn");
     let h = start(&["--state", path.to_str().unwrap()]).await;
     let e = post(&h, "/v1/webhooks", json!({"url": "https://example.com/a"})).await;
     let id = e.body["id"].as_str().unwrap().to_string();

@@ -10,16 +10,9 @@ mod common;
 use common::*;
 use serde_json::json;
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let p = std::env::temp_dir().join(format!("docauto-emu-{}-{name}.json", std::process::id()));
-    let _ = std::fs::remove_file(&p);
-    let _ = std::fs::remove_file(docauto_emulator::store::journal_path(&p));
-    p
-}
-
 #[tokio::test]
 async fn restart_restores_runs_endpoints_and_signing_key() {
-    let path = tmp("restart");
+    let path = state_file("state", "restart");
     let args = ["--state", path.to_str().unwrap(), "--time-scale", "0.01"];
     let h = start(&args).await;
     let kid = call(&h, "GET", "/v1/webhooks/jwks.json", None, None, &[])
@@ -72,7 +65,7 @@ async fn restart_restores_runs_endpoints_and_signing_key() {
 
 #[tokio::test]
 async fn a_corrupt_state_file_is_a_start_error() {
-    let path = tmp("corrupt");
+    let path = state_file("state", "corrupt");
     std::fs::write(&path, b"not json").unwrap();
     let err = start_err(&["--state", path.to_str().unwrap()]).await;
     assert!(

@@ -69,6 +69,20 @@ impl std::fmt::Display for FetchError {
     }
 }
 
+/// The URL of an outgoing request (a document fetch, a webhook delivery), checked the same way by both hosts.
+///
+/// # Errors
+/// [`FetchError::BadUrl`] when it does not parse or is not `http`/`https`.
+pub fn outgoing_uri(url: &str) -> Result<axum::http::Uri, FetchError> {
+    let uri: axum::http::Uri = url
+        .parse()
+        .map_err(|_| FetchError::BadUrl("not a valid URL".into()))?;
+    match uri.scheme_str() {
+        Some("http") | Some("https") => Ok(uri),
+        _ => Err(FetchError::BadUrl("URL must be http or https".into())),
+    }
+}
+
 /// A [`timeout`] passed before its future finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Elapsed;

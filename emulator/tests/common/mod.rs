@@ -18,6 +18,18 @@ use std::time::Duration;
 
 pub const KEY: &str = "sk_test_docauto";
 
+/// A fresh `--state` path for a test (`docauto-emu-<suite>-<pid>-<name>.json` in the temp folder), with no snapshot
+/// or journal left there by an earlier run.
+pub fn state_file(suite: &str, name: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!(
+        "docauto-emu-{suite}-{}-{name}.json",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&p);
+    let _ = std::fs::remove_file(docauto_emulator::store::journal_path(&p));
+    p
+}
+
 /// The npm command under test, when the wasm build is.
 pub fn bin() -> Option<String> {
     std::env::var("DOCAUTO_EMULATOR_BIN")

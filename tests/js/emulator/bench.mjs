@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createEmulator } from "docauto/emulator";
+import { startCommand } from "./command.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const NATIVE = process.env.DOCAUTO_EMULATOR ?? `${root}target/release/docauto-emulator`;
@@ -28,33 +29,10 @@ const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Mat
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const us = (ms) => `${Math.round(ms * 1000)} us`;
 
-/** Starts a command that prints the emulator's start line; resolves to `{ url, stop(), ms }` (ms: spawn to line). */
-function startCommand(cmd, args) {
-  const t0 = performance.now();
-  const child = spawn(cmd, [...args, "--addr", "127.0.0.1:0", ...FLAGS], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        child.stdout.removeAllListeners("data");
-        child.stdout.resume();
-        resolve({
-          url: m[1],
-          ms: performance.now() - t0,
-          stop: () => new Promise((r) => (child.once("exit", r), child.kill("SIGINT"))),
-        });
-      }
-    });
-    child.once("exit", (c) => reject(new Error(`${cmd} exited with ${c} before listening`)));
-  });
-}
-
 /** A fresh process until its first answer: the command, then one GET over HTTP from this process. */
 async function coldCommand(cmd, args) {
   const t0 = performance.now();
-  const s = await startCommand(cmd, args);
+  const s = await startCommand(cmd, [...args, ...FLAGS]);
   const r = await fetch(`${s.url}/v1/agents`, { headers: { authorization: `Bearer ${KEY}` } });
   await r.arrayBuffer();
   const total = performance.now() - t0;
@@ -134,8 +112,8 @@ for (let i = 0; i < COLD_RUNS; i++) {
 const inproc = (k) => median(cold.inProcess.map((c) => c[k]));
 
 // warm: latency and creations, each build in turn
-const native = await startCommand(NATIVE, []);
-const bin = await startCommand(process.execPath, [BIN]);
+const native = await startCommand(NATIVE, FLAGS);
+const bin = await startCommand(process.execPath, [BIN, ...FLAGS]);
 const emu = createEmulator({ rateLimit: 1_000_000_000, timeScale: 0.01 });
 const lat = {
   inProcess: await latency(emu.fetch, emu.url),

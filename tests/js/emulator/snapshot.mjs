@@ -1,13 +1,13 @@
 // One state format for both builds: the native binary's `--state` file (snapshot plus journal) starts
 // `createEmulator({ snapshot })` and `npx docauto-emulator --state`, and what the wasm build's `snapshot()` returns
 // starts the native binary. The objects and the signing key (`kid`) survive each crossing.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createEmulator } from "docauto/emulator";
 import { report } from "../common.mjs";
+import { startCommand } from "./command.mjs";
 import { checker } from "./flow.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -17,31 +17,13 @@ const { tally, check } = checker("state across builds", (l) => console.log(l));
 const dir = mkdtempSync(join(tmpdir(), "docauto-emu-snapshot-"));
 const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
 
-function start(cmd, args) {
-  const child = spawn(cmd, [...args, "--addr", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        resolve({
-          url: m[1],
-          stop: (signal = "SIGINT") => new Promise((r) => (child.once("exit", (c) => r(c)), child.kill(signal))),
-        });
-      }
-    });
-    child.once("exit", (c) => reject(new Error(`${cmd} exited with ${c}`)));
-  });
-}
-
 const kidOf = async (doFetch, base) => (await (await doFetch(`${base}/v1/webhooks/jwks.json`)).json()).keys[0].kid;
 const endpoint = async (doFetch, base, id) => (await doFetch(`${base}/v1/webhooks/${id}`, { headers })).status;
 const create = async (doFetch, base, url) => (await (await doFetch(`${base}/v1/webhooks`, { method: "POST", headers, body: JSON.stringify({ url }) })).json()).id;
 
 // native -> wasm: the native binary's snapshot after a clean stop
 const file = join(dir, "state.json");
-const native = await start(NATIVE, ["--state", file]);
+const native = await startCommand(NATIVE, ["--state", file]);
 const nativeKid = await kidOf(fetch, native.url);
 const fromNative = await create(fetch, native.url, "https://hooks.example/native");
 await native.stop();
@@ -54,7 +36,7 @@ const fromWasm = await create(inProcess.fetch, inProcess.url, "https://hooks.exa
 const file2 = join(dir, "from-wasm.json");
 writeFileSync(file2, inProcess.snapshot());
 await inProcess.close();
-const native2 = await start(NATIVE, ["--state", file2]);
+const native2 = await startCommand(NATIVE, ["--state", file2]);
 check("the native binary starts from snapshot()", (await endpoint(fetch, native2.url, fromWasm)) === 200 && (await endpoint(fetch, native2.url, fromNative)) === 200);
 check("... with the same signing key", (await kidOf(fetch, native2.url)) === nativeKid);
 await native2.stop();
@@ -62,15 +44,15 @@ await native2.stop();
 // the npm command on a native file whose last write lives in the journal only (the native binary was killed), then
 // the native binary on what the command wrote at its clean stop
 const file3 = join(dir, "killed.json");
-const killed = await start(NATIVE, ["--state", file3]);
+const killed = await startCommand(NATIVE, ["--state", file3]);
 const journaled = await create(fetch, killed.url, "https://hooks.example/journaled");
 await killed.stop("SIGKILL");
 check("the killed native binary left the endpoint in its journal only", !readFileSync(file3, "utf8").includes(journaled) && readFileSync(`${file3}.journal`, "utf8").includes(journaled));
-const bin = await start(process.execPath, [`${root}pkg/emulator/bin.js`, "--state", file3]);
+const bin = await startCommand(process.execPath, [`${root}pkg/emulator/bin.js`, "--state", file3]);
 check("npx docauto-emulator --state replays the native journal", (await endpoint(fetch, bin.url, journaled)) === 200);
 const fromBin = await create(fetch, bin.url, "https://hooks.example/bin");
 check("npx docauto-emulator exits 0 after SIGINT", (await bin.stop()) === 0);
-const native3 = await start(NATIVE, ["--state", file3]);
+const native3 = await startCommand(NATIVE, ["--state", file3]);
 check(
   "the native binary loads what the command wrote at its stop",
   (await endpoint(fetch, native3.url, fromBin)) === 200 && (await endpoint(fetch, native3.url, journaled)) === 200,

@@ -90,13 +90,7 @@ impl HttpClient {
         body: Bytes,
         timeout: Duration,
     ) -> Result<Fetched, FetchError> {
-        let uri: hyper::Uri = url
-            .parse()
-            .map_err(|_| FetchError::BadUrl("not a valid URL".into()))?;
-        match uri.scheme_str() {
-            Some("http") | Some("https") => {}
-            _ => return Err(FetchError::BadUrl("URL must be http or https".into())),
-        }
+        let uri = crate::host::outgoing_uri(url)?;
         let mut req = hyper::Request::builder().method(method).uri(uri);
         for (k, v) in headers {
             req = req.header(*k, v.as_str());

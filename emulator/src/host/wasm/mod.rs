@@ -168,13 +168,7 @@ impl Host {
         body: Bytes,
         timeout: Duration,
     ) -> Result<Fetched, FetchError> {
-        let uri: axum::http::Uri = url
-            .parse()
-            .map_err(|_| FetchError::BadUrl("not a valid URL".into()))?;
-        match uri.scheme_str() {
-            Some("http") | Some("https") => {}
-            _ => return Err(FetchError::BadUrl("URL must be http or https".into())),
-        }
+        crate::host::outgoing_uri(url)?;
         let call = self.fetcher.call(method, url, headers, body, timeout);
         // the JS promise is awaited in a local task; its answer comes back over a channel, so this future stays Send
         let (tx, rx) = tokio::sync::oneshot::channel();
