@@ -646,8 +646,12 @@ async function run(stepper, fetchFn, signal, holder, list) {
 // object is about 15 us of wasm) then runs after the caller's continuation, while the next request is on the wire,
 // not before the result. In Node and Bun (their own `setImmediate`) the handles of a turn are freed in one batch after
 // it; elsewhere (browsers, Deno, workerd, edge runtimes: Next.js's edge sandbox has a `setImmediate` that throws, and
-// their timers belong to a request) at once, as before.
+// their timers belong to a request) at once, as before. A loop that never yields to the event loop (a `fetch` mock that
+// answers in microtasks) never reaches that `setImmediate`: its handles are freed in batches of `MAX_PENDING_FREE`, so
+// what it holds stays bounded.
 const pendingFree = [];
+const MAX_PENDING_FREE = 32;
+let freeScheduled = false;
 let deferFree =
   typeof setImmediate === "function" &&
   typeof globalThis.EdgeRuntime === "undefined" &&
@@ -656,9 +660,14 @@ let deferFree =
 function release(stepper) {
   if (deferFree) {
     pendingFree.push(stepper);
-    if (pendingFree.length > 1) return;
+    if (pendingFree.length >= MAX_PENDING_FREE) {
+      freePending();
+      return;
+    }
+    if (freeScheduled) return;
     try {
-      setImmediate(freePending);
+      setImmediate(freeScheduledBatch);
+      freeScheduled = true;
       return;
     } catch {
       deferFree = false;
@@ -666,6 +675,11 @@ function release(stepper) {
     }
   }
   stepper.free();
+}
+
+function freeScheduledBatch() {
+  freeScheduled = false;
+  freePending();
 }
 
 function freePending() {

@@ -659,6 +659,26 @@ test("a_large_pages_items_never_enter_wasm_memory", async () => {
   assert.ok(grown < 4 * 1024 * 1024, `wasm memory grew by ${grown} bytes for a ${text.length}-byte page`);
 });
 
+test("calls_in_a_loop_that_never_yields_to_the_event_loop_do_not_hold_their_memory", async () => {
+  // A `fetch` mock that answers in microtasks: the loop below never reaches a macrotask, so a finished call's handle
+  // (here its 20 KB params) freed only by a `setImmediate` was held by every call until the loop ended.
+  const answer = JSON.stringify({ object: "extract_config", id: "cfg_1", name: "x" });
+  const fetch = async () => new Response(answer, { status: 201, headers: { "content-type": "application/json" } });
+  const c = new sdk.DocAuto({ apiKey: KEY, baseUrl: "http://127.0.0.1:9", fetch, logLevel: "off" });
+  const properties = {};
+  for (let i = 0; i < 200; i++) properties[`field_${i}`] = { type: "string", description: "d".repeat(80) };
+  const params = { name: "x", config: { schema: { type: "object", properties } } };
+  assert.ok(JSON.stringify(params).length > 20_000);
+  await c.configs.create("extract", params);
+  const before = await wasmMemoryBytes();
+  let settledInMicrotasks = true;
+  setImmediate(() => (settledInMicrotasks = false));
+  for (let i = 0; i < 3000; i++) assert.equal((await c.configs.create("extract", params)).id, "cfg_1");
+  assert.ok(settledInMicrotasks, "the loop reached the event loop: it tests nothing");
+  const grown = (await wasmMemoryBytes()) - before;
+  assert.ok(grown < 8 * 1024 * 1024, `wasm memory grew by ${grown} bytes over 3000 calls`);
+});
+
 test("a_page_without_an_array_of_items_is_still_refused_by_the_core", async () => {
   for (const [body, needle] of [
     [`{"object":"list","data":{"0":1},"has_more":false}`, "`data` is not an array"],
