@@ -8,6 +8,8 @@
 //! one to its text, as `JSON.parse` reads it (see `correctly_rounded`); a number beyond the `f64` range reads as an
 //! infinity, as in `JSON.parse`, and the readers of a claim or a timestamp refuse it.
 
+pub mod tape;
+
 /// Deepest nesting of arrays and objects accepted (as `serde_json`'s default recursion limit).
 pub const MAX_DEPTH: usize = 128;
 
@@ -146,6 +148,8 @@ pub fn parse_with_number_texts(text: &str) -> Option<(Json, Vec<&str>)> {
 /// repeated member name: the last one, as `serde_json` and `JSON.parse` do): every number is the nearest `f64`, as
 /// `JSON.parse` reads it (as in [`Json::parse`]), then an integer when it is a whole number within 2^53, as
 /// [`Json::into_value`] makes it; `None` when the text is not JSON or has a number beyond `f64`.
+// One copy for its callers (the client's answers, params, the tape's members).
+#[inline(never)]
 pub fn parse_value_exact(text: &str) -> Option<serde_json::Value> {
     Reader::<serde_json::Value>::new(text).document()
 }
@@ -226,6 +230,19 @@ pub fn write_string(out: &mut String, s: &str) {
     }
     out.push_str(s.get(plain..).unwrap_or_default());
     out.push('"');
+}
+
+/// The length of a string as [`write_string`] writes it: quotes, and an escape for `"`, `\` and control characters
+/// (two bytes for `\n`, `\r`, `\t`, `\b`, `\f`, six for the others).
+pub fn written_len(s: &str) -> usize {
+    2 + s.len()
+        + s.bytes()
+            .map(|b| match b {
+                b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 8 | 12 => 1,
+                0..=0x1f => 5,
+                _ => 0,
+            })
+            .sum::<usize>()
 }
 
 /// Appends a number. Integers are written exactly, and so is an `f64` that is a whole number within 2^53 (`1.0`,
@@ -449,6 +466,53 @@ impl Tree for serde_json::Value {
     }
 }
 
+/// How many bytes of `bytes` come before the first `"`, `\\` or control character (`None` when there is none): eight
+/// bytes at a time (a string's text is most of a schema's), then byte by byte in the eight that hold one.
+fn plain_run(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Whether a byte of `v` is zero, or below 0x20 (exact for the eight bytes together, which is all that is asked).
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let below_space = |v: u64| v.wrapping_sub(ONES * 0x20) & !v & HIGH;
+    let mut at = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let v = u64::from_le_bytes(word);
+        if zero(v ^ (ONES * u64::from(b'"'))) | zero(v ^ (ONES * u64::from(b'\\'))) | below_space(v)
+            != 0
+        {
+            break;
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..)?;
+    rest.iter()
+        .position(|b| matches!(b, b'"' | b'\\' | 0..=0x1f))
+        .map(|run| at + run)
+}
+
+/// Where [`Reader::string_into`] puts a string's characters: a `String`, or nowhere (`()`: the string is checked,
+/// not kept; a third faster than keeping it).
+trait Chars {
+    fn push_str(&mut self, s: &str);
+    fn push(&mut self, c: char);
+}
+
+impl Chars for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+}
+
+impl Chars for () {
+    fn push_str(&mut self, _: &str) {}
+    fn push(&mut self, _: char) {}
+}
+
 struct Reader<'a, T> {
     text: &'a str,
     bytes: &'a [u8],
@@ -463,7 +527,7 @@ struct Reader<'a, T> {
     of: core::marker::PhantomData<fn() -> T>,
 }
 
-impl<'a, T: Tree> Reader<'a, T> {
+impl<'a, T> Reader<'a, T> {
     fn new(text: &'a str) -> Self {
         Self {
             text,
@@ -477,7 +541,10 @@ impl<'a, T: Tree> Reader<'a, T> {
     }
 
     /// One JSON text, whitespace around it allowed.
-    fn document(&mut self) -> Option<T> {
+    fn document(&mut self) -> Option<T>
+    where
+        T: Tree,
+    {
         let value = self.value(0)?;
         self.skip_space();
         (self.at == self.bytes.len()).then_some(value)
@@ -504,7 +571,10 @@ impl<'a, T: Tree> Reader<'a, T> {
         (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
     }
 
-    fn value(&mut self, depth: usize) -> Option<T> {
+    fn value(&mut self, depth: usize) -> Option<T>
+    where
+        T: Tree,
+    {
         self.skip_space();
         match self.peek()? {
             b'n' => self.expect(b"null").map(|()| T::null()),
@@ -522,7 +592,10 @@ impl<'a, T: Tree> Reader<'a, T> {
         }
     }
 
-    fn array(&mut self, depth: usize) -> Option<T> {
+    fn array(&mut self, depth: usize) -> Option<T>
+    where
+        T: Tree,
+    {
         self.at += 1;
         let mut items = Vec::new();
         self.skip_space();
@@ -541,7 +614,10 @@ impl<'a, T: Tree> Reader<'a, T> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Option<T> {
+    fn object(&mut self, depth: usize) -> Option<T>
+    where
+        T: Tree,
+    {
         self.at += 1;
         let mut members = T::members();
         self.skip_space();
@@ -573,22 +649,27 @@ impl<'a, T: Tree> Reader<'a, T> {
     /// A string, the reader on its opening quote. With `lone_surrogates`, a lone surrogate escape becomes U+FFFD and
     /// sets `lone`; else it is refused.
     fn string(&mut self) -> Option<String> {
+        let mut out = String::new();
+        self.string_into(&mut out)?;
+        Some(out)
+    }
+
+    /// [`Reader::string`] into `out` (a `String`, or `()` to check the string only); returns whether it held an
+    /// escape (then its text is not its value).
+    fn string_into(&mut self, out: &mut impl Chars) -> Option<bool> {
         self.at += 1;
         self.lone = false;
-        let mut out = String::new();
+        let mut escaped = false;
         loop {
             let start = self.at;
-            let run = self
-                .bytes
-                .get(start..)?
-                .iter()
-                .position(|b| matches!(b, b'"' | b'\\' | 0..=0x1f))?;
+            let run = plain_run(self.bytes.get(start..)?)?;
             self.at += run;
             // The text is a `str` and the run ends at an ASCII byte: the slice is whole characters, no check needed.
             out.push_str(self.text.get(start..self.at)?);
             match self.next()? {
-                b'"' => return Some(out),
+                b'"' => return Some(escaped),
                 b'\\' => {
+                    escaped = true;
                     let c = match self.next()? {
                         b'"' => '"',
                         b'\\' => '\\',
@@ -724,6 +805,33 @@ mod tests {
 
     fn parse(text: &str) -> Json {
         Json::parse(text).unwrap_or_else(|| panic!("did not parse: {text}"))
+    }
+
+    #[test]
+    fn a_plain_run_ends_where_a_byte_by_byte_scan_ends() {
+        let naive = |bytes: &[u8]| {
+            bytes
+                .iter()
+                .position(|b| matches!(b, b'"' | b'\\' | 0..=0x1f))
+        };
+        let fillers = [b'a', b' ', 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xc3, 0xff];
+        for len in 0..24 {
+            for filler in fillers {
+                let plain = vec![filler; len];
+                assert_eq!(plain_run(&plain), naive(&plain), "{len} {filler}");
+                for at in 0..len {
+                    for b in 0..=255_u8 {
+                        let mut bytes = plain.clone();
+                        bytes[at] = b;
+                        // A second stop after the first: the first is found.
+                        if at + 3 < len {
+                            bytes[at + 3] = b'"';
+                        }
+                        assert_eq!(plain_run(&bytes), naive(&bytes), "{bytes:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

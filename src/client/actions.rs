@@ -49,8 +49,11 @@ pub fn create(params: &ActionParams) -> Result<RequestSpec, ApiError> {
 ///
 /// # Errors
 /// `invalid_request` at `capability` unless it is `extract`, `redact` or `fill`; otherwise as [`configs::create`].
-pub fn create_params(mut params: Params<ActionParams>) -> Result<RequestSpec, ApiError> {
+pub fn create_params(params: Params<ActionParams>) -> Result<RequestSpec, ApiError> {
     let capability = ConfigCapability::parse(params.str("capability").unwrap_or_default())?;
-    configs::check(capability, &mut params)?;
-    Ok(params.into_body(RequestSpec::api(Method::Post, "/v1/actions".to_owned())))
+    configs::check(capability, &params)?;
+    Ok(configs::body(
+        params,
+        RequestSpec::api(Method::Post, "/v1/actions".to_owned()),
+    ))
 }

@@ -541,7 +541,7 @@ pub fn approve_params(
     }
     // The compact JSON `{"params":..,"files":..}`: the two values and 20 bytes of keys and punctuation.
     // An absent value counts as `null`.
-    let len = |name| params.get(name).map_or(4, validate::json_len);
+    let len = |name| params.compact_len(name).unwrap_or(4);
     let size = len("params")
         .saturating_add(len("files"))
         .saturating_add(20);
@@ -557,7 +557,7 @@ pub fn approve_params(
             .with_wait(None)
             .decide_once(),
         "decision",
-        "approve",
+        Value::from("approve"),
     ))
 }
 
@@ -598,7 +598,7 @@ pub fn reject_params(
             .with_wait(None)
             .decide_once(),
         "decision",
-        "reject",
+        Value::from("reject"),
     ))
 }
 

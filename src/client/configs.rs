@@ -84,18 +84,22 @@ pub struct SavedConfig {
     pub extra: Map<String, Value>,
 }
 
-/// The checks of a config creation; `config` defaults to `{}`.
-pub(super) fn check<T>(
-    capability: ConfigCapability,
-    params: &mut Params<T>,
-) -> Result<(), ApiError> {
+/// The checks of a config creation.
+pub(super) fn check<T>(capability: ConfigCapability, params: &Params<T>) -> Result<(), ApiError> {
     validate::required_text("name", params.str("name").unwrap_or(""))?;
     if capability == ConfigCapability::Extract {
-        if let Some(schema) = params.get("config").and_then(|c| c.get("schema")) {
-            validate::schema_at(schema, "config.schema")?;
-        }
+        params.schema_at(&["config", "schema"], "config.schema")?;
     }
-    params.or_insert("config", Value::Object(Map::new()))
+    Ok(())
+}
+
+/// The body of a config creation: the params, with `config` `{}` when the caller left it out.
+pub(super) fn body<T>(params: Params<T>, spec: RequestSpec) -> RequestSpec {
+    if params.has("config") {
+        params.into_body(spec)
+    } else {
+        params.into_body_adding(spec, "config", Value::Object(Map::new()))
+    }
 }
 
 /// `POST /v1/{capability}/configs` with `{name, config}`.
@@ -116,11 +120,11 @@ pub fn create(
 /// config whose schema breaks the dialect.
 pub fn create_params(
     capability: ConfigCapability,
-    mut params: Params<ConfigParams>,
+    params: Params<ConfigParams>,
 ) -> Result<RequestSpec, ApiError> {
-    check(capability, &mut params)?;
-    Ok(params.into_body(RequestSpec::api(
-        Method::Post,
-        format!("/v1/{}/configs", capability.as_str()),
-    )))
+    check(capability, &params)?;
+    Ok(body(
+        params,
+        RequestSpec::api(Method::Post, format!("/v1/{}/configs", capability.as_str())),
+    ))
 }

@@ -13,6 +13,7 @@
 //! - A body the checker changed (a `null` or an ignored key removed) is written in the caller's key order
 //!   ([`KeyOrder`]); an unchanged one is the caller's text itself.
 
+use std::cell::OnceCell;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -20,8 +21,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::ApiError;
-use super::request::{CallerBody, KeyOrder, RequestSpec};
-use super::validate::FieldPath;
+use super::request::{KeyOrder, RequestBody, RequestSpec};
+use super::validate::{self, FieldPath};
+use crate::json::tape::{Doc, Node, Tag};
 
 /// The JSON type of a field.
 #[derive(Clone, Copy, Debug)]
@@ -99,12 +101,39 @@ pub trait Fields {
     const TABLE: &'static Table;
 }
 
-/// A route's checked parameters: the JSON object, and how the body keeps the caller's key order.
+/// A route's checked parameters: the JSON object, and how the body keeps the caller's text.
 #[derive(Debug)]
 pub struct Params<T> {
-    map: Map<String, Value>,
-    order: Option<CallerBody>,
+    store: Store,
     of: PhantomData<fn() -> T>,
+}
+
+#[derive(Debug)]
+enum Store {
+    /// The caller's text, which passed the table without a change: it is the body, and a member's `Value` is built
+    /// when a route first reads it (a 20 KB schema is checked where it lies, never built: see [`Params::schema_at`]).
+    /// A cell per member, in order.
+    Text {
+        doc: Doc,
+        values: Vec<OnceCell<Value>>,
+    },
+    /// The checked object (typed params, or a caller's text the check changed or that names a member twice), and how
+    /// the body keeps the caller's text.
+    Map {
+        map: Map<String, Value>,
+        order: Option<CallerBody>,
+    },
+}
+
+/// The caller's own JSON text of a body, kept so the wire has the caller's key order and digits.
+#[derive(Debug)]
+enum CallerBody {
+    /// The text is the body (it parses to the same value): sent as it is.
+    Verbatim(String),
+    /// The caller's text with a member the client adds after the caller's (an approval's `decision`): sent as it is.
+    Extended(String),
+    /// The body differs (fields the client adds or drops): written in the text's key order.
+    Order(KeyOrder),
 }
 
 impl<T: Fields> Params<T> {
@@ -114,7 +143,15 @@ impl<T: Fields> Params<T> {
     /// `invalid_request` at the field's path (`file.url`, `signers[0].name`) when a field has the wrong type or a
     /// required one is missing; at `params` when the text is not a JSON object.
     pub fn from_text(text: &str) -> Result<Self, ApiError> {
-        from_text(text, T::TABLE).map(Self::new)
+        Self::from_string(text.to_owned())
+    }
+
+    /// [`Params::from_text`] of a text the caller hands over.
+    ///
+    /// # Errors
+    /// As [`Params::from_text`].
+    pub fn from_string(text: String) -> Result<Self, ApiError> {
+        Store::read(text, T::TABLE).map(Self::new)
     }
 
     /// The parameters a Rust caller built as a struct (the body is in the struct's field order).
@@ -131,34 +168,30 @@ impl<T: Fields> Params<T> {
             return Err(invalid("params", "must be an object"));
         };
         check_object(&mut map, T::TABLE, FieldPath::Root(""))?;
-        Ok(Self::new((map, None)))
+        Ok(Self::new(Store::Map { map, order: None }))
     }
 
     /// No parameters (`undefined` for a route whose params are optional).
     pub fn empty() -> Self {
-        Self::new((Map::new(), None))
+        Self::new(Store::Map {
+            map: Map::new(),
+            order: None,
+        })
     }
 }
 
+// The methods are one copy each for every route's `Params<T>`: each calls its `Store` method, which is not generic.
 impl<T> Params<T> {
-    fn new((map, order): (Map<String, Value>, Option<CallerBody>)) -> Self {
+    fn new(store: Store) -> Self {
         Self {
-            map,
-            order,
+            store,
             of: PhantomData,
         }
     }
 
-    /// The object (checked: every known field has its type, `null`s removed).
-    pub fn map(&self) -> &Map<String, Value> {
-        &self.map
-    }
-
     /// A field, when present.
-    // One copy of the map lookup for every route (inlined, it was repeated in each route's binding).
-    #[inline(never)]
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.map.get(name)
+        self.store.get(name)
     }
 
     /// A string field, when present.
@@ -171,17 +204,133 @@ impl<T> Params<T> {
         self.get(name).and_then(Value::as_array).map(Vec::as_slice)
     }
 
+    /// Whether a field is present.
+    pub fn has(&self, name: &str) -> bool {
+        self.store.has(name)
+    }
+
+    /// The length of a field's compact JSON text ([`validate::json_len`]), when present: measured where it lies in
+    /// the caller's text, without writing it.
+    pub fn compact_len(&self, name: &str) -> Option<usize> {
+        match &self.store {
+            Store::Map { map, .. } => map.get(name).map(validate::json_len),
+            Store::Text { doc, .. } => doc.root().get(name).map(Node::compact_len),
+        }
+    }
+
+    /// Checks the extraction schema under `names` (`["config", "schema"]`), when present, with `path` in messages
+    /// ([`validate::schema_at`]). The caller's text is checked where it lies, without building the schema's `Value`.
+    ///
+    /// # Errors
+    /// As [`validate::schema_at`].
+    pub fn schema_at(&self, names: &[&str], path: &str) -> Result<(), ApiError> {
+        self.store.schema_at(names, path)
+    }
+
     /// The names of an object field in the caller's order (the map's order without a caller's text). The map keeps
     /// the order it was read in (serde_json's `preserve_order`) until the check removes a member; only then is the
     /// caller's order taken from the text's [`KeyOrder`].
     pub fn names_in_order(&self, name: &str) -> Vec<String> {
+        self.store.names_in_order(name)
+    }
+
+    /// [`Params::into_body`] plus a field the client adds after the caller's fields (an approval's `decision`, a
+    /// config's default `config`); the caller's text stays the body, with the field appended. `name` is this crate's
+    /// constant (plain ASCII, nothing to escape) and not a field of the params.
+    pub fn into_body_adding(self, spec: RequestSpec, name: &str, value: Value) -> RequestSpec {
+        self.store.into_body_adding(spec, name, value)
+    }
+
+    /// The body of the route: the object, sent as the caller's text when unchanged.
+    pub fn into_body(self, spec: RequestSpec) -> RequestSpec {
+        self.store.into_body(spec)
+    }
+}
+
+impl Store {
+    /// The caller's text checked against `table` ([`Params::from_string`]).
+    #[inline(never)]
+    fn read(text: String, table: &'static Table) -> Result<Self, ApiError> {
+        let doc = Doc::parse(text).map_err(|_| invalid("params", "must be a JSON object"))?;
+        let root = doc.root();
+        // The fast path: a text the table takes as it is. Anything else (a `null` or an ignored field to drop, a
+        // field of the wrong type, a name given twice) is read into a `Value` and checked there, which writes every
+        // error and every changed body.
+        if !doc.repeats_a_name() && passes(root, Kind::Object(table)) {
+            let values = root.members().map(|_| OnceCell::new()).collect();
+            return Ok(Store::Text { doc, values });
+        }
+        let text = doc.into_text();
+        let Some(Value::Object(mut map)) = crate::json::parse_value_exact(&text) else {
+            return Err(invalid("params", "must be a JSON object"));
+        };
+        let changed = check_object(&mut map, table, FieldPath::Root(""))?;
+        let order = if changed {
+            CallerBody::Order(KeyOrder::of_text(&text)?)
+        } else {
+            CallerBody::Verbatim(text)
+        };
+        Ok(Store::Map {
+            map,
+            order: Some(order),
+        })
+    }
+
+    #[inline(never)]
+    fn get(&self, name: &str) -> Option<&Value> {
+        match self {
+            Store::Map { map, .. } => map.get(name),
+            Store::Text { doc, values } => doc
+                .root()
+                .members()
+                .zip(values)
+                .filter(|((k, _), _)| k == name)
+                .last()
+                .map(|((_, node), cell)| cell.get_or_init(|| node.value())),
+        }
+    }
+
+    #[inline(never)]
+    fn has(&self, name: &str) -> bool {
+        match self {
+            Store::Map { map, .. } => map.contains_key(name),
+            Store::Text { doc, .. } => doc.root().get(name).is_some(),
+        }
+    }
+
+    fn schema_at(&self, names: &[&str], path: &str) -> Result<(), ApiError> {
+        let Some((first, rest)) = names.split_first() else {
+            return Ok(());
+        };
+        match self {
+            Store::Text { doc, .. } => {
+                let mut node = doc.root().get(first);
+                for name in rest {
+                    node = node.and_then(|n| n.get(name));
+                }
+                node.map_or(Ok(()), |n| validate::schema_node_at(n, path))
+            }
+            Store::Map { map, .. } => {
+                let mut value = map.get(*first);
+                for name in rest {
+                    value = value.and_then(|v| v.get(name));
+                }
+                value.map_or(Ok(()), |v| validate::schema_at(v, path))
+            }
+        }
+    }
+
+    fn names_in_order(&self, name: &str) -> Vec<String> {
         let own: Vec<String> = self
             .get(name)
             .and_then(Value::as_object)
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default();
-        match &self.order {
-            Some(CallerBody::Order(order)) => match order.names_of(name) {
+        match self {
+            Store::Map {
+                order: Some(CallerBody::Order(order)),
+                ..
+            } => match order.names_of(name) {
                 Some(names) => names.into_iter().filter(|n| own.contains(n)).collect(),
                 None => own,
             },
@@ -189,65 +338,92 @@ impl<T> Params<T> {
         }
     }
 
-    /// Whether a field is present.
-    pub fn has(&self, name: &str) -> bool {
-        self.get(name).is_some()
-    }
-
-    /// Sets a field the caller left out to its default; the body then differs from the caller's text and is written
-    /// in its key order.
-    ///
-    /// # Errors
-    /// `invalid_request` when the caller's text is not JSON (it always is: it was read).
-    pub fn or_insert(&mut self, name: &str, value: Value) -> Result<(), ApiError> {
-        if !self.map.contains_key(name) {
-            self.map.insert(name.to_owned(), value);
-            if let Some(CallerBody::Verbatim(text)) = &self.order {
-                self.order = Some(CallerBody::Order(KeyOrder::of_text(text)?));
+    /// The object and how its body keeps the caller's text (the caller's text read into a `Value` if it was not:
+    /// only a route that adds a field does).
+    fn into_map(self) -> (Map<String, Value>, Option<CallerBody>) {
+        match self {
+            Store::Map { map, order } => (map, order),
+            Store::Text { doc, .. } => {
+                let map = match crate::json::parse_value_exact(doc.text()) {
+                    Some(Value::Object(map)) => map,
+                    _ => Map::new(),
+                };
+                (map, Some(CallerBody::Verbatim(doc.into_text())))
             }
         }
-        Ok(())
     }
 
-    /// [`Params::into_body`] plus a field the client adds (an approval's `decision`), after the caller's fields.
-    /// `name` and `value` are this crate's constants (plain ASCII, nothing to escape).
-    pub fn into_body_adding(mut self, spec: RequestSpec, name: &str, value: &str) -> RequestSpec {
-        self.map.insert(name.to_owned(), Value::from(value));
-        if let Some(CallerBody::Verbatim(text)) = &self.order {
+    fn into_body_adding(self, spec: RequestSpec, name: &str, value: Value) -> RequestSpec {
+        let (mut map, mut order) = self.into_map();
+        if let Some(CallerBody::Verbatim(text)) = &order {
             // The caller's text is a JSON object the table did not change, so it has no `name` (the table ignores
-            // fields it does not know) and ends with its closing brace.
-            if let Some(head) = text.strip_suffix('}') {
+            // fields it does not know, and the route adds only a field the caller left out) and ends with its
+            // closing brace.
+            if let Some(head) = text.trim_end().strip_suffix('}') {
                 let comma = if head.trim_end() == "{" { "" } else { "," };
-                self.order = Some(CallerBody::Extended(format!(
-                    "{head}{comma}\"{name}\":\"{value}\"}}"
+                let value = crate::json::to_text(&value);
+                order = Some(CallerBody::Extended(format!(
+                    "{head}{comma}\"{name}\":{value}}}"
                 )));
             }
         }
-        self.into_body(spec)
+        map.insert(name.to_owned(), value);
+        Store::Map { map, order }.into_body(spec)
     }
 
-    /// The body of the route: the object, sent as the caller's text when unchanged.
-    pub fn into_body(self, spec: RequestSpec) -> RequestSpec {
-        let mut spec = spec.with_body(Value::Object(self.map));
-        spec.body_order = self.order.map(Arc::new);
+    #[inline(never)]
+    fn into_body(self, mut spec: RequestSpec) -> RequestSpec {
+        spec.body = Some(match self {
+            Store::Text { doc, .. } => RequestBody::Text {
+                text: doc.into_text().into(),
+                verbatim: true,
+            },
+            Store::Map { map, order: None } => RequestBody::Value(Value::Object(map)),
+            Store::Map {
+                order: Some(CallerBody::Verbatim(text)),
+                ..
+            } => RequestBody::Text {
+                text: text.into(),
+                verbatim: true,
+            },
+            Store::Map {
+                order: Some(CallerBody::Extended(text)),
+                ..
+            } => RequestBody::Text {
+                text: text.into(),
+                verbatim: false,
+            },
+            Store::Map {
+                map,
+                order: Some(CallerBody::Order(order)),
+            } => RequestBody::Ordered(Value::Object(map), Arc::new(order)),
+        });
         spec
     }
 }
 
-fn from_text(
-    text: &str,
-    table: &Table,
-) -> Result<(Map<String, Value>, Option<CallerBody>), ApiError> {
-    let Some(Value::Object(mut map)) = crate::json::parse_value_exact(text) else {
-        return Err(invalid("params", "must be a JSON object"));
-    };
-    let changed = check_object(&mut map, table, FieldPath::Root(""))?;
-    let order = if changed {
-        CallerBody::Order(KeyOrder::of_text(text)?)
-    } else {
-        CallerBody::Verbatim(text.to_owned())
-    };
-    Ok((map, Some(order)))
+/// Whether `node` passes `kind` as it is: [`check_at`] would accept it and change nothing (no `null` field, no field
+/// the table ignores). A node that does not pass is checked again as a `Value` by [`check_at`], which says why.
+fn passes(node: Node<'_>, kind: Kind) -> bool {
+    match (kind, node.tag()) {
+        (Kind::Any, _) | (Kind::Str, Tag::String) | (Kind::Bool, Tag::Bool) => true,
+        (Kind::Uint, Tag::Number) => node.number().is_some_and(|n| n.is_u64()),
+        (Kind::Number, Tag::Number) => true,
+        (Kind::List(item), Tag::Array) => node.items().all(|v| passes(v, *item)),
+        (Kind::Map(item), Tag::Object) => node.members().all(|(_, v)| passes(v, *item)),
+        (Kind::Object(table), Tag::Object) => {
+            node.members().all(
+                |(name, v)| match table.fields.iter().find(|f| f.name == name) {
+                    Some(field) => v.tag() != Tag::Null && passes(v, field.kind),
+                    None => table.keep_others,
+                },
+            ) && table
+                .fields
+                .iter()
+                .all(|f| !f.required || node.get(f.name).is_some())
+        }
+        _ => false,
+    }
 }
 
 fn invalid(path: &str, message: &str) -> ApiError {

@@ -9,6 +9,7 @@ use super::url;
 use super::ClientConfig;
 use serde_json::Value;
 use std::fmt;
+use std::sync::Arc;
 
 /// HTTP method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,7 +91,7 @@ pub struct RequestSpec {
     /// Query pairs (not including `wait`).
     pub query: Vec<(String, String)>,
     /// JSON body.
-    pub body: Option<Value>,
+    pub body: Option<RequestBody>,
     /// Whether the route accepts the `wait` query parameter.
     pub accepts_wait: bool,
     /// `wait` the route sets by itself (a planner's `120`); a per-call `wait` overrides it.
@@ -103,19 +104,43 @@ pub struct RequestSpec {
     pub raw_body_content_type: Option<String>,
     /// When the route may be sent again (see [`RetryClass`]).
     pub retry: RetryClass,
-    /// How the body keeps the caller's key order (set by the route's checked params).
-    pub body_order: Option<std::sync::Arc<CallerBody>>,
 }
 
-/// The caller's own JSON text of a body, kept so the wire has the caller's key order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CallerBody {
-    /// The text is the body (it parses to the same value): sent as it is.
-    Verbatim(String),
-    /// The caller's text with a member the client adds after the caller's (an approval's `decision`): sent as it is.
-    Extended(String),
-    /// The body differs (fields the client adds or drops): written in the text's key order.
-    Order(KeyOrder),
+/// A request's JSON body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RequestBody {
+    /// A value the client built, written as compact JSON ([`crate::json::to_text`]).
+    Value(Value),
+    /// A value read from the caller's params and changed by the check (a `null` dropped), written in the caller's key
+    /// order with the caller's digits ([`write_in_order`]).
+    Ordered(Value, Arc<KeyOrder>),
+    /// The caller's params text, sent as it is: `verbatim` when exactly the caller's, else with a member the client
+    /// adds after the caller's (an approval's `decision`).
+    Text {
+        /// The text.
+        text: Arc<str>,
+        /// Whether it is exactly the caller's.
+        verbatim: bool,
+    },
+}
+
+impl RequestBody {
+    /// The body's JSON value (read from the text of [`RequestBody::Text`]; `null` if it were not JSON).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Self::Value(v) | Self::Ordered(v, _) => v.clone(),
+            Self::Text { text, .. } => crate::json::parse_value_exact(text).unwrap_or(Value::Null),
+        }
+    }
+
+    /// The text sent.
+    fn to_text(&self) -> String {
+        match self {
+            Self::Value(v) => crate::json::to_text(v),
+            Self::Ordered(v, order) => write_in_order(v, order),
+            Self::Text { text, .. } => String::from(&**text),
+        }
+    }
 }
 
 impl RequestSpec {
@@ -132,7 +157,6 @@ impl RequestSpec {
             auth: true,
             raw_body_content_type: None,
             retry: method.retry_class(),
-            body_order: None,
         }
     }
 
@@ -150,7 +174,7 @@ impl RequestSpec {
 
     /// Sets the JSON body.
     pub fn with_body(mut self, body: Value) -> Self {
-        self.body = Some(body);
+        self.body = Some(RequestBody::Value(body));
         self
     }
 
@@ -190,7 +214,7 @@ pub struct HttpRequest {
     pub body: Option<String>,
     /// The caller attaches its own bytes as the body (the `PUT` of an upload).
     pub raw_body: bool,
-    /// `body` is the caller's params text exactly as given ([`CallerBody::Verbatim`]): a host that still holds that
+    /// `body` is the caller's params text exactly as given ([`RequestBody::Text`], `verbatim`): a host that still holds that
     /// text (the JS string it made with `JSON.stringify`) may send it instead of a copy of `body`.
     pub caller_text: bool,
     /// Per-attempt timeout the caller enforces; report expiry with `TransportError::Timeout`.
@@ -317,17 +341,10 @@ pub(crate) fn build(
     if matches!(spec.response, ResponseKind::Json | ResponseKind::NoContent) {
         set(&mut headers, "accept", "application/json");
     }
-    let body = match &spec.body {
-        Some(value) => {
-            set(&mut headers, "content-type", "application/json");
-            Some(match spec.body_order.as_deref() {
-                Some(CallerBody::Verbatim(text) | CallerBody::Extended(text)) => text.clone(),
-                Some(CallerBody::Order(order)) => write_in_order(value, order),
-                None => crate::json::to_text(value),
-            })
-        }
-        None => None,
-    };
+    let body = spec.body.as_ref().map(|body| {
+        set(&mut headers, "content-type", "application/json");
+        body.to_text()
+    });
     if let Some(content_type) = &spec.raw_body_content_type {
         set(&mut headers, "content-type", content_type);
     }
@@ -345,8 +362,7 @@ pub(crate) fn build(
         headers,
         body,
         raw_body: spec.raw_body_content_type.is_some(),
-        caller_text: spec.body.is_some()
-            && matches!(spec.body_order.as_deref(), Some(CallerBody::Verbatim(_))),
+        caller_text: matches!(spec.body, Some(RequestBody::Text { verbatim: true, .. })),
         timeout_ms: parts.timeout_ms,
         // API routes never let the runtime follow a redirect (it would carry the default headers, the
         // idempotency key and the body to wherever `Location` points): the call decides ([`super::Call`]). Signed

@@ -14,6 +14,7 @@
 //!   the service.
 
 use super::error::ApiError;
+use crate::json::tape::{Doc, Node, Tag};
 use serde_json::Value;
 
 /// Largest `wait`, in seconds.
@@ -91,7 +92,31 @@ pub fn validate_extraction_schema(schema: &Value) -> Result<(), ApiError> {
 /// # Errors
 /// As [`validate_extraction_schema`].
 pub fn schema_at(schema: &Value, path: &str) -> Result<(), ApiError> {
-    let size = json_len(schema);
+    // One set of rules, over the schema's text (the compact text of a `Value` names no member twice).
+    schema_text_at(crate::json::to_text(schema), path)
+}
+
+/// [`schema_at`] of a schema's JSON text: the compact text of a `Value`, or `JSON.stringify`'s of a JS value, which
+/// name no member twice (a text that does is refused: the rules read a schema as `JSON.parse` holds it).
+///
+/// # Errors
+/// `invalid_request` at `path` when the text is not JSON or names a member twice; else as
+/// [`validate_extraction_schema`].
+pub(crate) fn schema_text_at(text: String, path: &str) -> Result<(), ApiError> {
+    match Doc::parse(text) {
+        Ok(doc) if !doc.repeats_a_name() => schema_node_at(doc.root(), path),
+        _ => Err(invalid(path, "is not JSON with one member of each name")),
+    }
+}
+
+/// [`schema_at`] of a schema where it lies in a JSON text the caller gave (read once, never built into a `Value`).
+/// The text must name no member twice ([`Doc::repeats_a_name`]): a `Value` of it would keep one member of the name,
+/// and the rules read the `Value`'s view.
+///
+/// # Errors
+/// As [`validate_extraction_schema`].
+pub fn schema_node_at(schema: Node<'_>, path: &str) -> Result<(), ApiError> {
+    let size = schema.compact_len();
     if size >= MAX_SCHEMA_BYTES {
         return Err(ApiError::validation(
             "schema_too_large",
@@ -99,18 +124,17 @@ pub fn schema_at(schema: &Value, path: &str) -> Result<(), ApiError> {
             &format!("serialized schema is {size} bytes; it must be under {MAX_SCHEMA_BYTES}"),
         ));
     }
-    let Value::Object(root) = schema else {
+    if schema.tag() != Tag::Object {
         return Err(ApiError::validation(
             "invalid_schema",
             path,
             "root must be an object type (a JSON object with \"type\": \"object\")",
         ));
-    };
-    let is_object_type = match root.get("type") {
-        Some(Value::String(t)) => t == "object",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
-        _ => false,
-    };
+    }
+    let is_object = |t: Node<'_>| t.as_str().is_some_and(|s| s == "object");
+    let is_object_type = schema
+        .get("type")
+        .is_some_and(|t| is_object(t) || t.items().any(is_object));
     if !is_object_type {
         return Err(ApiError::validation(
             "invalid_schema",
@@ -166,43 +190,41 @@ fn schema_error(path: &FieldPath<'_>, message: &str) -> ApiError {
     ApiError::validation("invalid_schema", &path.render(), message)
 }
 
-fn walk_schema(node: &Value, path: FieldPath<'_>, depth: usize) -> Result<(), ApiError> {
+fn walk_schema(node: Node<'_>, path: FieldPath<'_>, depth: usize) -> Result<(), ApiError> {
     if depth > MAX_SCHEMA_DEPTH {
         return Err(schema_error(
             &path,
             &format!("nesting is limited to {MAX_SCHEMA_DEPTH} levels"),
         ));
     }
-    let map = match node {
-        Value::Object(map) => map,
-        Value::Bool(_) => return Ok(()),
+    match node.tag() {
+        Tag::Object => {}
+        Tag::Bool => return Ok(()),
         _ => return Err(schema_error(&path, "must be a schema object")),
-    };
-    if let Some(key) = map
-        .keys()
-        .find(|k| FORBIDDEN_KEYWORDS.contains(&k.as_str()))
+    }
+    if let Some((key, _)) = node
+        .members()
+        .find(|(k, _)| FORBIDDEN_KEYWORDS.contains(&k.as_ref()))
     {
         return Err(schema_error(
-            &FieldPath::Key(&path, key),
+            &FieldPath::Key(&path, &key),
             &format!("keyword {key} is not supported"),
         ));
     }
-    for (key, value) in map {
-        let key_path = FieldPath::Key(&path, key);
-        if SUBSCHEMA_MAP_KEYWORDS.contains(&key.as_str()) {
-            let Value::Object(children) = value else {
+    for (key, value) in node.members() {
+        let key_path = FieldPath::Key(&path, &key);
+        if SUBSCHEMA_MAP_KEYWORDS.contains(&key.as_ref()) {
+            if value.tag() != Tag::Object {
                 return Err(schema_error(&key_path, "must be an object"));
-            };
-            for (name, child) in children {
-                walk_schema(child, FieldPath::Key(&key_path, name), depth + 1)?;
             }
-        } else if key == "prefixItems" || (key == "items" && value.is_array()) {
-            if let Value::Array(items) = value {
-                for (i, child) in items.iter().enumerate() {
-                    walk_schema(child, FieldPath::Index(&key_path, i), depth + 1)?;
-                }
+            for (name, child) in value.members() {
+                walk_schema(child, FieldPath::Key(&key_path, &name), depth + 1)?;
             }
-        } else if SUBSCHEMA_KEYWORDS.contains(&key.as_str()) {
+        } else if key == "prefixItems" || (key == "items" && value.tag() == Tag::Array) {
+            for (i, child) in value.items().enumerate() {
+                walk_schema(child, FieldPath::Index(&key_path, i), depth + 1)?;
+            }
+        } else if SUBSCHEMA_KEYWORDS.contains(&key.as_ref()) {
             walk_schema(value, key_path, depth + 1)?;
         }
     }
@@ -234,56 +256,10 @@ pub fn idempotency_key(key: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Compact JSON length of a value: the length of [`crate::json::to_text`]'s text, counted without writing it (only a
-/// number is written, into one scratch buffer).
+/// Compact JSON length of a value: the length of [`crate::json::to_text`]'s text (a caller's params text is measured
+/// where it lies instead: [`super::params::Params::compact_len`]).
 pub fn json_len(value: &Value) -> usize {
-    let mut scratch = String::new();
-    len_of(value, &mut scratch)
-}
-
-fn len_of(value: &Value, scratch: &mut String) -> usize {
-    match value {
-        Value::Null => 4,
-        Value::Bool(b) => {
-            if *b {
-                4
-            } else {
-                5
-            }
-        }
-        Value::Number(n) => {
-            scratch.clear();
-            crate::json::write_number(scratch, n);
-            scratch.len()
-        }
-        Value::String(s) => string_len(s),
-        Value::Array(items) => {
-            items.len().saturating_sub(1)
-                + 2
-                + items.iter().map(|v| len_of(v, scratch)).sum::<usize>()
-        }
-        Value::Object(members) => {
-            members.len().saturating_sub(1)
-                + 2
-                + members
-                    .iter()
-                    .map(|(k, v)| string_len(k) + 1 + len_of(v, scratch))
-                    .sum::<usize>()
-        }
-    }
-}
-
-/// The length of a string as [`crate::json::write_string`] writes it: quotes, and an escape for `"`, `\` and
-/// control characters (two bytes for `\n`, `\r`, `\t`, `\b`, `\f`, six for the others).
-fn string_len(s: &str) -> usize {
-    2 + s.len()
-        + s.bytes()
-            .map(|b| match b {
-                b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 8 | 12 => 1,
-                0..=0x1f => 5,
-                _ => 0,
-            })
-            .sum::<usize>()
+    crate::json::to_text(value).len()
 }
 
 /// Metadata: a JSON object of at most 10 KB.

@@ -188,7 +188,7 @@ const SIGNER: Table = Table {
 };
 
 /// `metadata`, `webhook` and `ttl`, which every verb has.
-fn check_common(p: &Map<String, Value>) -> Result<(), ApiError> {
+fn check_common<T>(p: &Params<T>) -> Result<(), ApiError> {
     if let Some(m) = p.get("metadata") {
         validate::metadata(m)?;
     }
@@ -243,10 +243,8 @@ pub fn extract_params(p: Params<ExtractParams>) -> Result<RequestSpec, ApiError>
     validate::exclusive("schema", p.has("schema"), "action", p.has("action"))?;
     validate::exclusive("hints", p.has("hints"), "schema", p.has("schema"))?;
     validate::exclusive("hints", p.has("hints"), "action", p.has("action"))?;
-    if let Some(schema) = p.get("schema") {
-        validate::schema_at(schema, "schema")?;
-    }
-    check_common(p.map())?;
+    p.schema_at(&["schema"], "schema")?;
+    check_common(&p)?;
     Ok(post("/v1/extract", p))
 }
 
@@ -283,7 +281,7 @@ pub fn extract_batch_params(p: Params<ExtractBatchParams>) -> Result<RequestSpec
             ))
         }
     }
-    check_common(p.map())?;
+    check_common(&p)?;
     // Extract batch ignores `idempotency-key` (spec): not a deduped run creation.
     let mut spec = post("/v1/extract/batch", p);
     spec.retry = super::request::RetryClass::NotReplaySafe;
@@ -304,7 +302,7 @@ pub fn parse(p: &ParseParams) -> Result<RequestSpec, ApiError> {
 /// `invalid_request` for the input and shared field rules.
 pub fn parse_params(p: Params<ParseParams>) -> Result<RequestSpec, ApiError> {
     check_inputs(p.get("file"), p.list("files"))?;
-    check_common(p.map())?;
+    check_common(&p)?;
     Ok(post("/v1/parse", p))
 }
 
@@ -322,7 +320,7 @@ pub fn redact(p: &RedactParams) -> Result<RequestSpec, ApiError> {
 /// `invalid_request` for the input and shared field rules.
 pub fn redact_params(p: Params<RedactParams>) -> Result<RequestSpec, ApiError> {
     check_inputs(p.get("file"), p.list("files"))?;
-    check_common(p.map())?;
+    check_common(&p)?;
     Ok(post("/v1/redact", p))
 }
 
@@ -372,7 +370,7 @@ pub fn fill_params(p: Params<FillParams>) -> Result<RequestSpec, ApiError> {
         }
         _ => {}
     }
-    check_common(p.map())?;
+    check_common(&p)?;
     Ok(post("/v1/fill", p))
 }
 
@@ -405,7 +403,7 @@ pub fn sign_params(p: Params<SignParams>) -> Result<RequestSpec, ApiError> {
         validate::required_text(&format!("signers[{i}].name"), text("name"))?;
         validate::required_text(&format!("signers[{i}].email"), text("email"))?;
     }
-    check_common(p.map())?;
+    check_common(&p)?;
     Ok(post("/v1/sign", p))
 }
 
@@ -451,6 +449,6 @@ pub fn pipeline_params(p: Params<PipelineParams>) -> Result<RequestSpec, ApiErro
             }
         }
     }
-    check_common(p.map())?;
+    check_common(&p)?;
     Ok(post("/v1/pipeline", p))
 }

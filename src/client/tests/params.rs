@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use super::sent;
 use crate::client::common::{FileRef, WebhookRef, FILE_REF, WEBHOOK_REF};
 use crate::client::params::{Fields, Kind, Params, Table};
+use crate::client::request::RequestBody;
 use crate::client::{
     actions, agent_runs, configs, files, realtime, runs, verbs, webhooks, RequestSpec,
 };
@@ -203,7 +204,10 @@ fn a_field_of_the_wrong_type_is_invalid_request_at_its_path() {
 fn the_callers_text_is_the_body_with_unknown_fields_kept() {
     let text = r#"{"zeta":{"b":1,"a":2},"file":{"url":"https://example.com/i.pdf"},"schema":{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"string"}}},"ttl":60}"#;
     let spec = verbs::extract_params(Params::from_text(text).unwrap()).unwrap();
-    assert_eq!(spec.body.as_ref().unwrap()["zeta"], json!({"a": 2, "b": 1}));
+    assert_eq!(
+        spec.body.as_ref().unwrap().to_value()["zeta"],
+        json!({"a": 2, "b": 1})
+    );
     assert_eq!(sent(spec), text);
 }
 
@@ -256,7 +260,10 @@ fn a_struct_and_its_json_text_build_the_same_request() {
     let typed: verbs::SignParams = serde_json::from_str(text).unwrap();
     let from_struct = verbs::sign(&typed).unwrap();
     let from_text = verbs::sign_params(Params::from_text(text).unwrap()).unwrap();
-    assert_eq!(from_struct.body, from_text.body);
+    assert_eq!(
+        from_struct.body.map(|b| b.to_value()),
+        from_text.body.as_ref().map(RequestBody::to_value)
+    );
     assert_eq!(sent(from_text), text);
 }
 
@@ -373,4 +380,122 @@ fn run_list_metadata_filters_keep_the_callers_order() {
         .and_then(list)
         .unwrap_err();
     assert_eq!(err.message, "limit: must be between 1 and 50");
+}
+
+/// A config created from the caller's text (read where it lies: [`crate::json::tape`]) and from the same params read
+/// into a `Value` first (the typed path): the same answer, error or body. The text is written as a caller may write
+/// it: whitespace, escapes, digits, a name given twice.
+fn same_as_typed(text: &str) -> Result<Value, String> {
+    let create = |p| configs::create_params(configs::ConfigCapability::Extract, p);
+    let describe = |e: crate::client::ApiError| format!("{} {}", e.code, e.message);
+    let from_text = Params::from_text(text)
+        .and_then(create)
+        .map(|spec| spec.body.map(|b| b.to_value()).unwrap_or_default())
+        .map_err(describe);
+    let value = crate::json::parse_value_exact(text).unwrap_or_else(|| panic!("not JSON: {text}"));
+    let typed: configs::ConfigParams = serde_json::from_value(value).expect("the case is a config");
+    let from_typed = configs::create(configs::ConfigCapability::Extract, &typed)
+        .map(|spec| spec.body.map(|b| b.to_value()).unwrap_or_default())
+        .map_err(describe);
+    assert_eq!(from_text, from_typed, "{text}");
+    from_text
+}
+
+#[test]
+fn a_schema_read_where_it_lies_gets_the_answer_of_the_same_schema_as_a_value() {
+    let ok = [
+        r#"{"name":"n","config":{"schema":{"type":"object","properties":{"a":{"type":"string"}}}}}"#,
+        // Whitespace, escapes and another spelling of a number.
+        "{ \"name\" : \"n\" ,\n \"config\" : { \"schema\" : { \"type\" : [ \"object\" , \"null\" ] , \"maximum\" : 1.0e1 , \"properties\" : { \"\\u00e9\" : { \"type\" : \"number\" } } } } }",
+        // Names given twice: the last one counts, as `JSON.parse` reads them.
+        r#"{"name":"n","config":{"schema":{"type":"string","type":"object","properties":{"a":{"$ref":"x"},"a":{"type":"string"}}}}}"#,
+        r#"{"name":"x","name":"n","config":{"schema":{"type":"object"}}}"#,
+        // A property named like a keyword, and keywords under `enum` and `default`.
+        r#"{"name":"n","config":{"schema":{"type":"object","properties":{"$ref":{"type":"string","enum":["oneOf"],"default":{"$defs":1}}}}}}"#,
+    ];
+    for text in ok {
+        assert!(same_as_typed(text).is_ok(), "{text}");
+    }
+    let refused = [
+        (
+            r#"{"name":"n","config":{"schema":{"type":"object","properties":{"a":{"\u0024ref":"x"}}}}}"#,
+            "config.schema.properties.a.$ref",
+        ),
+        (
+            r#"{"name":"n","config":{"schema":{"type":"array"}}}"#,
+            "config.schema.type",
+        ),
+        (
+            r#"{"name":"n","config":{"schema":{"type":"object","properties":[]}}}"#,
+            "config.schema.properties",
+        ),
+        (
+            r#"{"name":"n","config":{"schema":{"type":"object","items":[{"pattern":"x"}]}}}"#,
+            "config.schema.items[0].pattern",
+        ),
+        (
+            r#"{"name":"n","config":{"schema":{"type":"object","properties":{"a":{"type":"string"},"a":{"anyOf":[]}}}}}"#,
+            "config.schema.properties.a.anyOf",
+        ),
+        (r#"{"name":"n","config":{"schema":null}}"#, "config.schema"),
+        (
+            r#"{"name":"n","config":{"schema":{"type":"object","properties":{"a":{"properties":{"b":{"properties":{"c":{"properties":{"d":{"properties":{"e":{"items":{}}}}}}}}}}}}}}"#,
+            "config.schema.properties.a.properties.b.properties.c.properties.d.properties.e.items",
+        ),
+    ];
+    for (text, path) in refused {
+        let err = same_as_typed(text).unwrap_err();
+        assert!(err.contains(&format!("{path}: ")), "{text}: {err}");
+    }
+}
+
+#[test]
+fn a_schemas_size_is_its_compact_text_however_the_caller_wrote_it() {
+    // A schema whose compact text (what `JSON.stringify` writes) is `size` bytes, written by the caller with spaces
+    // around every member and `\u00e9` for each `é` (6 bytes of text for 2 of compact JSON).
+    let caller_text = |size: usize| {
+        let head = r#"{"type":"object","description":""#;
+        let tail = r#""}"#;
+        let room = size - head.len() - tail.len();
+        let description = format!("{}{}", "é".repeat(room / 2), "a".repeat(room % 2));
+        let compact = format!("{head}{description}{tail}");
+        assert_eq!(compact.len(), size);
+        let written = description.replace('é', "\\u00e9");
+        format!(
+            r#"{{ "name" : "n" , "config" : {{ "schema" : {{ "type" : "object" , "description" : "{written}" }} }} }}"#
+        )
+    };
+    assert!(same_as_typed(&caller_text(65_535)).is_ok());
+    let err = same_as_typed(&caller_text(65_536)).unwrap_err();
+    assert_eq!(
+        err,
+        "schema_too_large config.schema: serialized schema is 65536 bytes; it must be under 65536"
+    );
+}
+
+#[test]
+fn an_approval_measures_its_params_where_they_lie_in_the_callers_text() {
+    let approve = |text: &str| {
+        agent_runs::approve_params("agr_1", "apr_1", Params::from_text(text).unwrap())
+            .map_err(|e| e.message)
+    };
+    // `{"params":..,"files":..}` must stay under 1 MiB: 20 bytes of keys and punctuation, `null` for no files, and
+    // `{"v":"é..é"}` is 8 bytes plus 2 per `é` of compact JSON (the text, with spaces and `\u00e9`, is longer).
+    let params = |n: usize| format!(r#"{{ "params" : {{ "v" : "{}" }} }}"#, "\\u00e9".repeat(n));
+    assert!(approve(&params(524_271)).is_ok(), "1048574 bytes");
+    assert_eq!(
+        approve(&params(524_272)).unwrap_err(),
+        "params: params and files are 1048576 bytes together; they must stay under 1 MiB"
+    );
+}
+
+#[test]
+fn an_approval_of_a_text_ending_in_whitespace_keeps_its_decision() {
+    // The caller's text is extended with the decision; a text ending in a newline was sent without it.
+    let spec = agent_runs::approve_params(
+        "agr_1",
+        "apr_1",
+        Params::from_text("{\"note\":\"ok\"}\n").unwrap(),
+    );
+    assert_eq!(sent(spec.unwrap()), r#"{"note":"ok","decision":"approve"}"#);
 }

@@ -45,7 +45,7 @@ fn agent_routes() {
     route(&create, Method::Post, "/v1/agent-runs");
     assert!(create.accepts_wait);
     assert_eq!(
-        create.body.unwrap(),
+        create.body.unwrap().to_value(),
         json!({"agent": "agt_1", "files": [{"url": "https://f/a.pdf", "processing": "ocr"}, {"id": "file_2"}],
                "metadata": {"order": "42"}, "webhook": {"id": "whe_1"}})
     );
@@ -72,11 +72,14 @@ fn approval_and_task_routes() {
         "/v1/agent-runs/agr_1/approvals/apr_1",
     );
     assert_eq!(
-        approve.body.unwrap(),
+        approve.body.unwrap().to_value(),
         json!({"decision": "approve", "note": "ok", "params": {"amount": 5}, "files": ["file_1"]})
     );
     let bare = agent_runs::approve("agr_1", "apr_1", &ApproveParams::default()).unwrap();
-    assert_eq!(bare.body.unwrap(), json!({"decision": "approve"}));
+    assert_eq!(
+        bare.body.unwrap().to_value(),
+        json!({"decision": "approve"})
+    );
     let reject = agent_runs::reject(
         "agr_1",
         "apr_1",
@@ -86,7 +89,7 @@ fn approval_and_task_routes() {
     )
     .unwrap();
     assert_eq!(
-        reject.body.unwrap(),
+        reject.body.unwrap().to_value(),
         json!({"decision": "reject", "note": "no"})
     );
     let done = agent_runs::complete_task("agr_1", "tsk_1", &CompleteTaskParams::default()).unwrap();
@@ -96,7 +99,7 @@ fn approval_and_task_routes() {
         "/v1/agent-runs/agr_1/tasks/tsk_1/complete",
     );
     assert_eq!(
-        done.body.unwrap(),
+        done.body.unwrap().to_value(),
         json!({}),
         "an empty object when neither field is set"
     );
@@ -118,7 +121,7 @@ fn verb_routes() {
     })
     .unwrap();
     route(&extract, Method::Post, "/v1/extract");
-    let body = extract.body.unwrap();
+    let body = extract.body.unwrap().to_value();
     assert_eq!(body["citations"], true);
     assert_eq!(body["ttl"], 3600);
     assert!(body.get("hints").is_none(), "unset fields are not sent");
@@ -150,7 +153,7 @@ fn verb_routes() {
     .unwrap();
     route(&redact, Method::Post, "/v1/redact");
     assert_eq!(
-        redact.body.unwrap()["language"],
+        redact.body.unwrap().to_value()["language"],
         "fr",
         "unknown fields pass through"
     );
@@ -163,7 +166,10 @@ fn verb_routes() {
     })
     .unwrap();
     route(&fill, Method::Post, "/v1/fill");
-    assert_eq!(fill.body.unwrap()["template"], json!({"id": "file_form"}));
+    assert_eq!(
+        fill.body.unwrap().to_value()["template"],
+        json!({"id": "file_form"})
+    );
     let sign = verbs::sign(&verbs::SignParams {
         file: file.clone(),
         signers: Some(vec![verbs::Signer {
@@ -198,7 +204,7 @@ fn config_and_action_routes() {
         let spec = configs::create(cap, &p).unwrap();
         route(&spec, Method::Post, path);
         assert_eq!(
-            spec.body.unwrap(),
+            spec.body.unwrap().to_value(),
             json!({"name": "invoices", "config": {}})
         );
     }
@@ -211,7 +217,7 @@ fn config_and_action_routes() {
     .unwrap();
     route(&old, Method::Post, "/v1/actions");
     assert_eq!(
-        old.body.unwrap(),
+        old.body.unwrap().to_value(),
         json!({"capability": "fill", "name": "invoices", "config": {}})
     );
     assert_eq!(
@@ -246,7 +252,7 @@ fn run_routes() {
     )
     .unwrap();
     route(&keep, Method::Post, "/v1/runs/exr_1/keep");
-    assert_eq!(keep.body.unwrap(), json!({"spaceId": "spc_1"}));
+    assert_eq!(keep.body.unwrap().to_value(), json!({"spaceId": "spc_1"}));
     let out = runs::output_url("exr_1", "out file.pdf").unwrap();
     route(&out, Method::Get, "/v1/runs/exr_1/output/out%20file.pdf");
     assert_eq!(out.response, ResponseKind::Redirect);
@@ -261,7 +267,7 @@ fn file_routes_and_upload_plan() {
     .unwrap();
     route(&create, Method::Post, "/v1/files");
     assert_eq!(
-        create.body.unwrap(),
+        create.body.unwrap().to_value(),
         json!({"url": "https://f.example/a.pdf", "name": "a.pdf"})
     );
     assert_eq!(
@@ -276,7 +282,7 @@ fn file_routes_and_upload_plan() {
     let register = files::register_upload("a.pdf", "application/pdf").unwrap();
     route(&register, Method::Post, "/v1/files");
     assert_eq!(
-        register.body.unwrap(),
+        register.body.unwrap().to_value(),
         json!({"name": "a.pdf", "mimeType": "application/pdf"})
     );
     let answer =
@@ -321,7 +327,7 @@ fn webhook_routes() {
     .unwrap();
     route(&create, Method::Post, "/v1/webhooks");
     assert_eq!(
-        create.body.unwrap(),
+        create.body.unwrap().to_value(),
         json!({"url": "https://h.example/in"}),
         "events omitted means all"
     );
@@ -340,7 +346,7 @@ fn webhook_routes() {
     )
     .unwrap();
     route(&update, Method::Patch, "/v1/webhooks/whe_1");
-    assert_eq!(update.body.unwrap(), json!({"disabled": true}));
+    assert_eq!(update.body.unwrap().to_value(), json!({"disabled": true}));
     let delete = webhooks::delete("whe_1").unwrap();
     route(&delete, Method::Delete, "/v1/webhooks/whe_1");
     assert_eq!(delete.response, ResponseKind::NoContent);
@@ -362,7 +368,7 @@ fn realtime_session_route_and_ticket_redaction() {
     })
     .unwrap();
     route(&spec, Method::Post, "/v1/realtime/transcriptions");
-    assert_eq!(spec.body.unwrap(), json!({"finalPass": true}));
+    assert_eq!(spec.body.unwrap().to_value(), json!({"finalPass": true}));
     let session: RealtimeSession = serde_json::from_value(json!({"id": "rts_1", "url": "wss://rt.example/s?ticket=TICKET_SECRET", "ticket": "TICKET_SECRET"})).unwrap();
     let text = format!("{session:?}");
     assert!(!text.contains("TICKET_SECRET"), "{text}");

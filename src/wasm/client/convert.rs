@@ -110,7 +110,7 @@ fn unreadable(path: &str) -> ApiError {
 }
 
 /// Builds a route from the caller's params read as JSON text (`JSON.stringify`: `undefined` fields dropped, `toJSON`
-/// honoured) and checked by the core against the route's table ([`Params::from_text`]); `undefined` or `null` is
+/// honoured) and checked by the core against the route's table ([`Params::from_string`]); `undefined` or `null` is
 /// no params when `optional`.
 ///
 /// # Errors
@@ -125,7 +125,7 @@ pub fn checked<T: Fields, R>(
     let params = match params_text(value, path, optional)? {
         Some((text, js)) => {
             PARAMS_TEXT.with(|t| t.replace(js));
-            Params::from_text(&text)?
+            Params::from_string(text)?
         }
         None => Params::empty(),
     };
@@ -169,16 +169,14 @@ fn json_text(value: &JsValue) -> Option<(String, JsValue)> {
     Some((text, js))
 }
 
-/// A JS value as JSON (for schemas and other free-form values).
+/// A JS value's JSON text (`JSON.stringify`; for schemas and other free-form values).
 ///
 /// # Errors
 /// `invalid_request` at `path` when it cannot be serialized.
-pub fn json_value(value: &JsValue, path: &str) -> Result<serde_json::Value, ApiError> {
-    let (text, _) = json_text(value).ok_or_else(|| {
+pub fn json_source(value: &JsValue, path: &str) -> Result<String, ApiError> {
+    json_text(value).map(|(text, _)| text).ok_or_else(|| {
         ApiError::validation("invalid_request", path, "cannot be serialized as JSON")
-    })?;
-    crate::json::parse_value_exact(&text)
-        .ok_or_else(|| ApiError::validation("invalid_request", path, "is not JSON"))
+    })
 }
 
 /// A required string argument (an id).

@@ -293,8 +293,8 @@ impl DocAuto {
 pub fn validate_extraction_schema(
     #[wasm_bindgen(unchecked_param_type = "JsonSchema")] schema: JsValue,
 ) -> Result<(), JsValue> {
-    let value = convert::json_value(&schema, "schema").map_err(|e| error_to_js(&e))?;
-    client::validate_extraction_schema(&value).map_err(|e| error_to_js(&e))
+    let text = convert::json_source(&schema, "schema").map_err(|e| error_to_js(&e))?;
+    client::validate::schema_text_at(text, "schema").map_err(|e| error_to_js(&e))
 }
 
 /// The start of every method: the call options (with the method's own extra option names).
