@@ -12,6 +12,11 @@
 //!   (a nested file reference's unknown keys).
 //! - A body the checker changed (a `null` or an ignored key removed) is written in the caller's key order
 //!   ([`KeyOrder`]); an unchanged one is the caller's text itself.
+//!
+//! The caller's text is read once into tokens ([`crate::json::tape`]). A text the table takes as it is stays as it
+//! is: a field's `Value` is built when a route first reads it, and an extraction schema is checked where it lies
+//! ([`Params::schema_at`]), so a 20 KB schema is never built into a `Value`. Any other text (one the check changes or
+//! refuses, or that names a member twice) is read into a `Value` and checked there.
 
 use std::cell::OnceCell;
 use std::marker::PhantomData;

@@ -10,7 +10,7 @@
 //! `{"type":"error","code","message"}`.
 //! A message of any other `type` decodes to [`ServerMessage::Unknown`] (the protocol may grow), and unknown fields
 //! are ignored. `start` and `end` are read as seconds of session audio in `f64` (integers decode too). Messages are
-//! read with the core's small JSON reader ([`Json`](crate::json::Json)); the serde derives below serve Rust test
+//! read with the core's small JSON reader ([`crate::json::Json`]); the serde derives below serve Rust test
 //! servers and are not linked into the wasm module.
 //!
 //! Close codes: [`CLOSE_NORMAL`] 1000, [`CLOSE_TICKET`] 4401 with reason `ticket_used`, `ticket_invalid` or
