@@ -135,8 +135,6 @@ enum Store {
 enum CallerBody {
     /// The text is the body (it parses to the same value): sent as it is.
     Verbatim(String),
-    /// The caller's text with a member the client adds after the caller's (an approval's `decision`): sent as it is.
-    Extended(String),
     /// The body differs (fields the client adds or drops): written in the text's key order.
     Order(KeyOrder),
 }
@@ -217,10 +215,7 @@ impl<T> Params<T> {
     /// The length of a field's compact JSON text ([`validate::json_len`]), when present: measured where it lies in
     /// the caller's text, without writing it.
     pub fn compact_len(&self, name: &str) -> Option<usize> {
-        match &self.store {
-            Store::Map { map, .. } => map.get(name).map(validate::json_len),
-            Store::Text { doc, .. } => doc.root().get(name).map(Node::compact_len),
-        }
+        self.store.compact_len(name)
     }
 
     /// Checks the extraction schema under `names` (`["config", "schema"]`), when present, with `path` in messages
@@ -303,6 +298,13 @@ impl Store {
         }
     }
 
+    fn compact_len(&self, name: &str) -> Option<usize> {
+        match self {
+            Store::Map { map, .. } => map.get(name).map(validate::json_len),
+            Store::Text { doc, .. } => doc.root().get(name).map(Node::compact_len),
+        }
+    }
+
     fn schema_at(&self, names: &[&str], path: &str) -> Result<(), ApiError> {
         let Some((first, rest)) = names.split_first() else {
             return Ok(());
@@ -343,37 +345,35 @@ impl Store {
         }
     }
 
-    /// The object and how its body keeps the caller's text (the caller's text read into a `Value` if it was not:
-    /// only a route that adds a field does).
-    fn into_map(self) -> (Map<String, Value>, Option<CallerBody>) {
+    fn into_body_adding(self, mut spec: RequestSpec, name: &str, value: Value) -> RequestSpec {
+        let caller_text = match &self {
+            Store::Text { doc, .. } => Some(doc.text()),
+            Store::Map {
+                order: Some(CallerBody::Verbatim(text)),
+                ..
+            } => Some(text.as_str()),
+            Store::Map { .. } => None,
+        };
+        // The caller's text is a JSON object the table did not change, so it has no `name` (the table ignores fields
+        // it does not know, and the route adds only a field the caller left out) and ends with its closing brace:
+        // the field is appended to it, and the text stays the body (no `Value` of it is needed).
+        if let Some(head) = caller_text.and_then(|text| text.trim_end().strip_suffix('}')) {
+            let comma = if head.trim_end() == "{" { "" } else { "," };
+            let value = crate::json::to_text(&value);
+            spec.body = Some(RequestBody::Text {
+                text: format!("{head}{comma}\"{name}\":{value}}}").into(),
+                verbatim: false,
+            });
+            return spec;
+        }
         match self {
-            Store::Map { map, order } => (map, order),
-            Store::Text { doc, .. } => {
-                let map = match crate::json::parse_value_exact(doc.text()) {
-                    Some(Value::Object(map)) => map,
-                    _ => Map::new(),
-                };
-                (map, Some(CallerBody::Verbatim(doc.into_text())))
+            Store::Map { mut map, order } => {
+                map.insert(name.to_owned(), value);
+                Store::Map { map, order }.into_body(spec)
             }
+            // A text that was read always ends with its closing brace (above).
+            text @ Store::Text { .. } => text.into_body(spec),
         }
-    }
-
-    fn into_body_adding(self, spec: RequestSpec, name: &str, value: Value) -> RequestSpec {
-        let (mut map, mut order) = self.into_map();
-        if let Some(CallerBody::Verbatim(text)) = &order {
-            // The caller's text is a JSON object the table did not change, so it has no `name` (the table ignores
-            // fields it does not know, and the route adds only a field the caller left out) and ends with its
-            // closing brace.
-            if let Some(head) = text.trim_end().strip_suffix('}') {
-                let comma = if head.trim_end() == "{" { "" } else { "," };
-                let value = crate::json::to_text(&value);
-                order = Some(CallerBody::Extended(format!(
-                    "{head}{comma}\"{name}\":{value}}}"
-                )));
-            }
-        }
-        map.insert(name.to_owned(), value);
-        Store::Map { map, order }.into_body(spec)
     }
 
     #[inline(never)]
@@ -390,13 +390,6 @@ impl Store {
             } => RequestBody::Text {
                 text: text.into(),
                 verbatim: true,
-            },
-            Store::Map {
-                order: Some(CallerBody::Extended(text)),
-                ..
-            } => RequestBody::Text {
-                text: text.into(),
-                verbatim: false,
             },
             Store::Map {
                 map,

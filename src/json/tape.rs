@@ -155,68 +155,56 @@ impl Builder<'_> {
                     .map(|_| Tag::Number)?,
                 false,
             ),
-            b'[' if depth < MAX_DEPTH => return self.array(start, depth + 1),
-            b'{' if depth < MAX_DEPTH => return self.object(start, depth + 1),
+            b'[' if depth < MAX_DEPTH => return self.container(Tag::Array, start, depth + 1),
+            b'{' if depth < MAX_DEPTH => return self.container(Tag::Object, start, depth + 1),
             _ => return None,
         };
         self.push(tag, flag, start);
         Some(())
     }
 
-    fn array(&mut self, start: usize, depth: usize) -> Option<()> {
+    /// An array or an object (`tag`), the reader on its opening bracket: its token, then each item, or each member's
+    /// name and value.
+    fn container(&mut self, tag: Tag, start: usize, depth: usize) -> Option<()> {
+        let object = tag == Tag::Object;
+        let closing = if object { b'}' } else { b']' };
         self.reader.at += 1;
-        let at = self.push(Tag::Array, false, start);
+        let at = self.push(tag, false, start);
         self.reader.skip_space();
-        if self.reader.peek()? == b']' {
+        if self.reader.peek()? == closing {
             self.reader.at += 1;
         } else {
             loop {
-                self.value(depth)?;
-                self.reader.skip_space();
-                match self.reader.next()? {
-                    b',' => {}
-                    b']' => break,
-                    _ => return None,
-                }
-            }
-        }
-        self.close(at);
-        Some(())
-    }
-
-    fn object(&mut self, start: usize, depth: usize) -> Option<()> {
-        self.reader.at += 1;
-        let at = self.push(Tag::Object, false, start);
-        self.reader.skip_space();
-        if self.reader.peek()? == b'}' {
-            self.reader.at += 1;
-        } else {
-            loop {
-                self.reader.skip_space();
-                if self.reader.peek()? != b'"' {
-                    return None;
-                }
-                let name_start = self.reader.at;
-                let escaped = self.string()?;
-                self.push(Tag::String, escaped, name_start);
-                self.reader.skip_space();
-                if self.reader.next()? != b':' {
-                    return None;
+                if object {
+                    self.name()?;
                 }
                 self.value(depth)?;
                 self.reader.skip_space();
                 match self.reader.next()? {
                     b',' => {}
-                    b'}' => break,
+                    b if b == closing => break,
                     _ => return None,
                 }
             }
         }
         self.close(at);
-        if !self.repeats_a_name && self.names_repeat(at) {
+        if object && !self.repeats_a_name && self.names_repeat(at) {
             self.repeats_a_name = true;
         }
         Some(())
+    }
+
+    /// A member's name and its colon.
+    fn name(&mut self) -> Option<()> {
+        self.reader.skip_space();
+        if self.reader.peek()? != b'"' {
+            return None;
+        }
+        let start = self.reader.at;
+        let escaped = self.string()?;
+        self.push(Tag::String, escaped, start);
+        self.reader.skip_space();
+        (self.reader.next()? == b':').then_some(())
     }
 
     /// Whether the object at `at` names a member twice, through a hash table of its names (a schema's `properties`
