@@ -154,7 +154,16 @@ impl<T: Fields> Params<T> {
     /// # Errors
     /// As [`Params::from_text`].
     pub fn from_string(text: String) -> Result<Self, ApiError> {
-        Store::read(text, T::TABLE).map(Self::new)
+        Store::read(text, T::TABLE, Doc::parse).map(Self::new)
+    }
+
+    /// [`Params::from_string`] of a text `JSON.stringify` wrote: its objects name each member once, so names are not
+    /// compared while reading it ([`Doc::parse_unique`]).
+    ///
+    /// # Errors
+    /// As [`Params::from_text`].
+    pub fn from_stringified(text: String) -> Result<Self, ApiError> {
+        Store::read(text, T::TABLE, Doc::parse_unique).map(Self::new)
     }
 
     /// The parameters a Rust caller built as a struct (the body is in the struct's field order).
@@ -250,8 +259,12 @@ impl<T> Params<T> {
 impl Store {
     /// The caller's text checked against `table` ([`Params::from_string`]).
     #[inline(never)]
-    fn read(text: String, table: &'static Table) -> Result<Self, ApiError> {
-        let doc = Doc::parse(text).map_err(|_| invalid("params", "must be a JSON object"))?;
+    fn read(
+        text: String,
+        table: &'static Table,
+        parse: fn(String) -> Result<Doc, String>,
+    ) -> Result<Self, ApiError> {
+        let doc = parse(text).map_err(|_| invalid("params", "must be a JSON object"))?;
         let root = doc.root();
         // The fast path: a text the table takes as it is. Anything else (a `null` or an ignored field to drop, a
         // field of the wrong type, a name given twice) is read into a `Value` and checked there, which writes every

@@ -388,16 +388,16 @@ pub fn idempotency_key_from_bytes(bytes: [u8; 16]) -> String {
     let mut b = bytes;
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    let part = |from: usize, to: usize| hex.get(from..to).unwrap_or("");
-    format!(
-        "{}-{}-{}-{}-{}",
-        part(0, 8),
-        part(8, 12),
-        part(12, 16),
-        part(16, 20),
-        part(20, 32)
-    )
+    let digit = |n: u8| char::from_digit(u32::from(n), 16).unwrap_or('0');
+    let mut key = String::with_capacity(36);
+    for (i, byte) in b.into_iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            key.push('-');
+        }
+        key.push(digit(byte >> 4));
+        key.push(digit(byte & 0x0f));
+    }
+    key
 }
 
 /// Encodes one path segment; refuses empty, `.` and `..` ids, which would change the route.

@@ -57,6 +57,16 @@ impl Doc {
     /// Reads one JSON text (whitespace around it allowed); gives the text back where [`super::parse_value_exact`]
     /// gives `None`.
     pub fn parse(text: String) -> Result<Doc, String> {
+        Self::read(text, true)
+    }
+
+    /// [`Doc::parse`] of a text whose objects name each member once, as `JSON.stringify` writes every text (a
+    /// `Proxy` whose keys repeat makes it throw): its names are not compared, and [`Doc::repeats_a_name`] is false.
+    pub fn parse_unique(text: String) -> Result<Doc, String> {
+        Self::read(text, false)
+    }
+
+    fn read(text: String, check_names: bool) -> Result<Doc, String> {
         // Offsets are `u32`: a text of 4 GiB is not a request body.
         if u32::try_from(text.len()).is_err() {
             return Err(text);
@@ -66,6 +76,7 @@ impl Doc {
             // About one token per 16 bytes of a schema's text: one allocation for most params.
             tokens: Vec::with_capacity(text.len() / 16 + 4),
             slots: Vec::new(),
+            check_names,
             repeats_a_name: false,
         };
         let read = builder.value(0).and_then(|()| {
@@ -109,6 +120,8 @@ struct Builder<'a> {
     tokens: Vec<Token>,
     /// The open-addressing table of [`Builder::names_repeat`] (token index + 1; 0 is empty), kept between objects.
     slots: Vec<u32>,
+    /// Whether objects are checked for a name given twice.
+    check_names: bool,
     repeats_a_name: bool,
 }
 
@@ -188,7 +201,7 @@ impl Builder<'_> {
             }
         }
         self.close(at);
-        if object && !self.repeats_a_name && self.names_repeat(at) {
+        if object && self.check_names && !self.repeats_a_name && self.names_repeat(at) {
             self.repeats_a_name = true;
         }
         Some(())
@@ -429,36 +442,33 @@ impl<'d> Node<'d> {
     /// fewest escapes, numbers as [`super::write_number`] writes them), counted without writing it. In an object that
     /// names a member twice this counts both (see [`Doc::repeats_a_name`]).
     pub fn compact_len(self) -> usize {
-        let token = self.all().token(self.at);
-        match token.tag {
-            Tag::Null => 4,
-            Tag::Bool => 5 - usize::from(token.flag),
-            Tag::String if token.flag => written_len(&self.all().chars(self.at)),
-            // No escape: nothing in it is escaped when written (a quote, a backslash or a control character would
-            // have to be), so it is written as it is.
-            Tag::String => self.text().len(),
-            Tag::Number => self.number().map_or(0, |n| {
-                let mut out = String::new();
-                super::write_number(&mut out, &n);
-                out.len()
-            }),
-            // A member is its name (a string), a colon and its value; members and items are separated by commas.
-            Tag::Array | Tag::Object => {
-                let object = token.tag == Tag::Object;
-                let (count, sum) = self.all().children(self.at, token.tag).fold(
-                    (0_usize, 0),
-                    |(n, sum), child| {
-                        let value = if object {
-                            1 + self.at(child + 1).compact_len()
-                        } else {
-                            0
-                        };
-                        (n + 1, sum + self.at(child).compact_len() + value)
-                    },
-                );
-                2 + count.saturating_sub(1) + sum
-            }
+        // One pass over the value's tokens (its own and its descendants'): each leaf's text, two brackets per
+        // container, and one separator before every token but the first of a container (a comma, or a member's
+        // colon): every token but the value's own, less one per container that holds any.
+        let all = self.all();
+        let end = (all.token(self.at).next as usize).min(all.tokens.len());
+        let (mut sum, mut filled) = (0_usize, 0_usize);
+        for at in self.at..end {
+            let token = all.token(at);
+            sum += match token.tag {
+                Tag::Null => 4,
+                Tag::Bool => 5 - usize::from(token.flag),
+                Tag::String if token.flag => written_len(&all.chars(at)),
+                // No escape: nothing in it is escaped when written (a quote, a backslash or a control character
+                // would have to be), so it is written as it is.
+                Tag::String => (token.end - token.start) as usize,
+                Tag::Number => self.at(at).number().map_or(0, |n| {
+                    let mut out = String::new();
+                    super::write_number(&mut out, &n);
+                    out.len()
+                }),
+                Tag::Array | Tag::Object => {
+                    filled += usize::from(token.next as usize > at + 1);
+                    2
+                }
+            };
         }
+        sum + end.saturating_sub(self.at + 1).saturating_sub(filled)
     }
 }
 
@@ -614,12 +624,17 @@ mod tests {
             gen(&mut rand, 0, &mut text);
             agrees(&text);
             // Repeated names are found however they are written (`"a"` and `"\u0061"`), in small and large objects.
-            let repeats = Doc::parse(text.clone()).unwrap().repeats_a_name();
+            let doc = Doc::parse(text.clone()).unwrap();
+            let repeats = doc.repeats_a_name();
             assert_eq!(
                 repeats,
                 names_repeat_in(&Json::parse(&text).unwrap()),
                 "{text}"
             );
+            // Read without comparing names, the same tokens, and no repeat reported.
+            let unique = Doc::parse_unique(text.clone()).unwrap();
+            assert_eq!(unique.tokens, doc.tokens, "{text}");
+            assert!(!unique.repeats_a_name(), "{text}");
             if repeats {
                 repeating += 1
             } else {

@@ -78,6 +78,17 @@ fn generated_keys_differ_per_call_and_are_uuid_v4() {
     assert_ne!(a.idempotency_key(), b.idempotency_key());
     let key = a.idempotency_key().unwrap();
     assert_eq!(key, "00000000-0000-4000-8000-000000000000");
+    assert_eq!(
+        b.idempotency_key().unwrap(),
+        "ffffffff-ffff-4fff-bfff-ffffffffffff"
+    );
+    let counting: [u8; 16] = core::array::from_fn(|i| i as u8 * 17);
+    let c = Call::new(&config(), create_spec(), &CallOptions::default(), counting).unwrap();
+    // Each byte as two lower-case hex digits, in order; the version nibble 4 and the variant bits 10.
+    assert_eq!(
+        c.idempotency_key().unwrap(),
+        "00112233-4455-4677-8899-aabbccddeeff"
+    );
 }
 
 #[test]

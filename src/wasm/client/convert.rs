@@ -21,6 +21,10 @@ extern "C" {
     /// A string as UTF-8 bytes (the runtime's `TextEncoder`, then one copy into wasm).
     #[wasm_bindgen(js_name = utf8Bytes)]
     fn utf8_bytes(text: &JsValue) -> Vec<u8>;
+    /// A string as UTF-8 written straight into `into` (the runtime's `TextEncoder.encodeInto`) when it fits: the
+    /// bytes written, or -1 when it does not (a text of one byte per UTF-16 unit fits, and only it: an ASCII text).
+    #[wasm_bindgen(js_name = utf8Into)]
+    fn utf8_into(text: &JsValue, into: &mut [u8]) -> i32;
 }
 
 thread_local! {
@@ -125,7 +129,7 @@ pub fn checked<T: Fields, R>(
     let params = match params_text(value, path, optional)? {
         Some((text, js)) => {
             PARAMS_TEXT.with(|t| t.replace(js));
-            Params::from_string(text)?
+            Params::from_stringified(text)?
         }
         None => Params::empty(),
     };
@@ -165,8 +169,22 @@ fn json_text(value: &JsValue) -> Option<(String, JsValue)> {
     if !js.is_string() {
         return None;
     }
-    let text = String::from_utf8(utf8_bytes(&js)).ok()?;
+    let text = String::from_utf8(utf8_of(&js)).ok()?;
     Some((text, js))
+}
+
+/// A JS string's UTF-8 bytes. An ASCII text (most JSON) is encoded by the runtime straight into a buffer of one
+/// byte per UTF-16 unit, with no copy; another is encoded by the runtime and copied in once.
+fn utf8_of(text: &JsValue) -> Vec<u8> {
+    let units = text.unchecked_ref::<js_sys::JsString>().length() as usize;
+    let mut bytes = vec![0; units];
+    match usize::try_from(utf8_into(text, &mut bytes)) {
+        Ok(written) if written <= units => {
+            bytes.truncate(written);
+            bytes
+        }
+        _ => utf8_bytes(text),
+    }
 }
 
 /// A JS value's JSON text (`JSON.stringify`; for schemas and other free-form values).

@@ -79,6 +79,12 @@ export function utf8Bytes(text) {
   return utf8.encode(text);
 }
 
+/** `text` as UTF-8 written into `into` (wasm memory) when all of it fits: the bytes written, else -1. */
+export function utf8Into(text, into) {
+  const { read, written } = utf8.encodeInto(text, into);
+  return read === text.length ? written : -1;
+}
+
 /** Longest delay `setTimeout` honours (a longer one fires at once in Node and browsers). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -593,18 +599,18 @@ export function failed(error, paged) {
 }
 
 /**
- * Runs a `FlowStepper` to its end: sends, pauses and checks the caller's signal where its steps say. Returns the
- * `APIPromise` of the method (a page's when `list` is `{ resource, params, options }`); rejects with the `errors.js`
- * class of the failure. The handle is freed at the end.
+ * Runs a `FlowStepper` to its end from its `first` step (made with the handle): sends, pauses and checks the
+ * caller's signal where its steps say. Returns the `APIPromise` of the method (a page's when `list` is
+ * `{ resource, params, options }`); rejects with the `errors.js` class of the failure. The handle is freed at the end.
  */
-export function drive(stepper, fetchFn, signal, list) {
+export function drive(stepper, first, fetchFn, signal, list) {
   const holder = { answered: undefined };
-  return apiPromise(run(stepper, fetchFn, signal, holder, list), holder, list !== undefined);
+  return apiPromise(run(stepper, first, fetchFn, signal, holder, list), holder, list !== undefined);
 }
 
-async function run(stepper, fetchFn, signal, holder, list) {
+async function run(stepper, first, fetchFn, signal, holder, list) {
   try {
-    let step = stepper.step();
+    let step = first;
     let answer;
     for (;;) {
       if (step.kind === StepKind.SEND) {

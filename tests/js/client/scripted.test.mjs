@@ -338,6 +338,22 @@ test("an_extract_body_is_sent_in_the_callers_key_order_byte_for_byte", async () 
   assert.equal(server.requests[0].body, JSON.stringify(params));
 });
 
+test("params_beyond_ascii_reach_the_server_as_their_utf8_and_a_null_field_is_still_dropped", async () => {
+  // The client reads an ASCII params text straight into wasm and any other through the runtime's encoder: both ways
+  // must give the caller's characters (two and three bytes, a pair of surrogates), byte for byte where the text is
+  // sent as it is, and the same after a change (a `null` field dropped) to the text.
+  const server = await scripted((req, res) => json(res, 202, { id: "exr_1", object: "run", status: "queued" }));
+  const c = client(server.url);
+  const file = { url: "https://example.com/facture-é.pdf" };
+  const schema = { type: "object", properties: { total: { type: "number", description: "Montant dû € 😀 — ü" } } };
+  await c.extract({ file, schema, metadata: { note: "日本語" } });
+  assert.equal(server.requests[0].body, JSON.stringify({ file, schema, metadata: { note: "日本語" } }));
+  await c.extract({ file, schema, ttl: null });
+  assert.equal(server.requests[1].body, JSON.stringify({ file, schema }));
+  await c.extract({ file: { url: "https://example.com/a.pdf" }, schema: { type: "object", properties: {} } });
+  assert.equal(server.requests[2].body, '{"file":{"url":"https://example.com/a.pdf"},"schema":{"type":"object","properties":{}}}');
+});
+
 test("an_approval_keeps_the_callers_order_and_appends_the_decision", async () => {
   const server = await scripted((req, res) => json(res, 200, { id: "apr_1", decision: "approve" }));
   await client(server.url).agentRuns.approve("agr_1", "apr_1", { params: { zeta: 1, alpha: 2 }, note: "ok" });
@@ -387,6 +403,9 @@ function hostileValues() {
     "a throwing getter": { get name() { return boom(); }, get maxRetries() { return boom(); } },
     "a throwing toJSON": { toJSON: boom },
     "a Proxy whose ownKeys throws": new Proxy({}, { ownKeys: boom }),
+    // The runtime refuses keys that repeat (a Proxy invariant), so `JSON.stringify` never writes a name twice: the
+    // client reads its text without comparing names (`Doc::parse_unique`).
+    "a Proxy whose ownKeys repeats a name": new Proxy({ name: "n" }, { ownKeys: () => ["name", "name"] }),
     "a Proxy whose get throws": new Proxy({ name: "n" }, { get: boom }),
     "a revoked Proxy": revoked.proxy,
     "a BigInt member": { name: 1n, maxRetries: 1n },
