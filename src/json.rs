@@ -524,6 +524,8 @@ struct Reader<'a, T> {
     lone_surrogates: bool,
     /// Whether the string just read held a lone surrogate (then U+FFFD stands in its place).
     lone: bool,
+    /// Whether whitespace was skipped anywhere (the text is not its own compact form).
+    spaced: bool,
     of: core::marker::PhantomData<fn() -> T>,
 }
 
@@ -536,6 +538,7 @@ impl<'a, T> Reader<'a, T> {
             numbers: None,
             lone_surrogates: false,
             lone: false,
+            spaced: false,
             of: core::marker::PhantomData,
         }
     }
@@ -563,6 +566,7 @@ impl<'a, T> Reader<'a, T> {
     fn skip_space(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.at += 1;
+            self.spaced = true;
         }
     }
 

@@ -51,6 +51,9 @@ pub struct Doc {
     text: String,
     tokens: Vec<Token>,
     repeats_a_name: bool,
+    /// The text is its own compact form (no whitespace, no escape, no number): a value's compact length is the
+    /// length of its text.
+    compact: bool,
 }
 
 impl Doc {
@@ -78,17 +81,20 @@ impl Doc {
             slots: Vec::new(),
             check_names,
             repeats_a_name: false,
+            plain: true,
         };
         let read = builder.value(0).and_then(|()| {
             builder.reader.skip_space();
             (builder.reader.at == text.len()).then_some(())
         });
+        let compact = builder.plain && !builder.reader.spaced;
         let (tokens, repeats_a_name) = (builder.tokens, builder.repeats_a_name);
         match read {
             Some(()) => Ok(Doc {
                 text,
                 tokens,
                 repeats_a_name,
+                compact,
             }),
             None => Err(text),
         }
@@ -123,6 +129,8 @@ struct Builder<'a> {
     /// Whether objects are checked for a name given twice.
     check_names: bool,
     repeats_a_name: bool,
+    /// No escape and no number so far.
+    plain: bool,
 }
 
 impl Builder<'_> {
@@ -149,7 +157,9 @@ impl Builder<'_> {
 
     /// Reads a string; whether it held an escape.
     fn string(&mut self) -> Option<bool> {
-        self.reader.string_into(&mut ())
+        let escaped = self.reader.string_into(&mut ())?;
+        self.plain &= !escaped;
+        Some(escaped)
     }
 
     fn value(&mut self, depth: usize) -> Option<()> {
@@ -160,12 +170,13 @@ impl Builder<'_> {
             b't' => self.reader.expect(b"true").map(|()| (Tag::Bool, true))?,
             b'f' => self.reader.expect(b"false").map(|()| (Tag::Bool, false))?,
             b'"' => (Tag::String, self.string()?),
-            // A number beyond `f64` is refused, as `parse_value_exact` refuses it.
+            // A number beyond `f64` is refused, as `parse_value_exact` refuses it; one that is not may be written
+            // otherwise (`1E2`, `1.0`), so the text is not its compact form.
             b'-' | b'0'..=b'9' => (
-                self.reader
-                    .number()
-                    .filter(|n| n.is_finite())
-                    .map(|_| Tag::Number)?,
+                self.reader.number().filter(|n| n.is_finite()).map(|_| {
+                    self.plain = false;
+                    Tag::Number
+                })?,
                 false,
             ),
             b'[' if depth < MAX_DEPTH => return self.container(Tag::Array, start, depth + 1),
@@ -446,7 +457,11 @@ impl<'d> Node<'d> {
         // container, and one separator before every token but the first of a container (a comma, or a member's
         // colon): every token but the value's own, less one per container that holds any.
         let all = self.all();
-        let end = (all.token(self.at).next as usize).min(all.tokens.len());
+        let token = all.token(self.at);
+        if self.doc.compact {
+            return (token.end - token.start) as usize;
+        }
+        let end = (token.next as usize).min(all.tokens.len());
         let (mut sum, mut filled) = (0_usize, 0_usize);
         for at in self.at..end {
             let token = all.token(at);
@@ -545,6 +560,29 @@ mod tests {
             "{\"\\u0061\":1,\"b\":{\"c\":[{},[]]}}",
         ] {
             agrees(text);
+        }
+    }
+
+    #[test]
+    fn a_text_that_is_its_own_compact_form_counts_its_length() {
+        let cases = [
+            (r#"{"a":"b","c":[true,null,{},[]],"d":{"e":"é😀"}}"#, true),
+            (r#"{"a": "b"}"#, false),
+            ("[true]\n", false),
+            (r#"{"a":"\u0062"}"#, false),
+            (r#"{"a":"x\"y"}"#, false),
+            (r#"{"a":1}"#, false),
+            (r#"[1E2]"#, false),
+        ];
+        for (text, compact) in cases {
+            let doc = doc(text);
+            assert_eq!(doc.compact, compact, "{text}");
+            let value = parse_value_exact(text).unwrap();
+            assert_eq!(doc.root().compact_len(), to_text(&value).len(), "{text}");
+            for (name, node) in doc.root().members() {
+                let member = value.get(name.as_ref()).unwrap();
+                assert_eq!(node.compact_len(), to_text(member).len(), "{text} {name}");
+            }
         }
     }
 
