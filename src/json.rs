@@ -467,11 +467,13 @@ impl Tree for serde_json::Value {
 }
 
 /// How many bytes of `bytes` come before the first `"`, `\\` or control character (`None` when there is none): eight
-/// bytes at a time (a string's text is most of a schema's), then byte by byte in the eight that hold one.
+/// bytes at a time (a string's text is most of a schema's), the first such byte of the eight that hold one found from
+/// the word's flags; the last few bytes one by one.
 fn plain_run(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Whether a byte of `v` is zero, or below 0x20 (exact for the eight bytes together, which is all that is asked).
+    // The high bit of each byte of `v` that is zero, or below 0x20. A borrow can also flag a byte above a flagged
+    // one, never below: the lowest flag is exact.
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
     let below_space = |v: u64| v.wrapping_sub(ONES * 0x20) & !v & HIGH;
     let mut at = 0;
@@ -479,10 +481,11 @@ fn plain_run(bytes: &[u8]) -> Option<usize> {
         let mut word = [0; 8];
         word.copy_from_slice(chunk);
         let v = u64::from_le_bytes(word);
-        if zero(v ^ (ONES * u64::from(b'"'))) | zero(v ^ (ONES * u64::from(b'\\'))) | below_space(v)
-            != 0
-        {
-            break;
+        let flags = zero(v ^ (ONES * u64::from(b'"')))
+            | zero(v ^ (ONES * u64::from(b'\\')))
+            | below_space(v);
+        if flags != 0 {
+            return Some(at + (flags.trailing_zeros() / 8) as usize);
         }
         at += 8;
     }

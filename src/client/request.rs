@@ -134,11 +134,11 @@ impl RequestBody {
     }
 
     /// The text sent.
-    fn to_text(&self) -> String {
+    fn to_text(&self) -> Arc<str> {
         match self {
-            Self::Value(v) => crate::json::to_text(v),
-            Self::Ordered(v, order) => write_in_order(v, order),
-            Self::Text { text, .. } => String::from(&**text),
+            Self::Value(v) => crate::json::to_text(v).into(),
+            Self::Ordered(v, order) => write_in_order(v, order).into(),
+            Self::Text { text, .. } => Arc::clone(text),
         }
     }
 }
@@ -209,9 +209,9 @@ pub struct HttpRequest {
     pub url: String,
     /// Header pairs, names in lower case.
     pub headers: Vec<(String, String)>,
-    /// JSON body text. `None` with [`HttpRequest::raw_body`] true means the caller attaches
-    /// the bytes it holds (upload).
-    pub body: Option<String>,
+    /// JSON body text (shared by every attempt of the call, not copied for each). `None` with
+    /// [`HttpRequest::raw_body`] true means the caller attaches the bytes it holds (upload).
+    pub body: Option<Arc<str>>,
     /// The caller attaches its own bytes as the body (the `PUT` of an upload).
     pub raw_body: bool,
     /// `body` is the caller's params text exactly as given ([`RequestBody::Text`], `verbatim`): a host that still holds that

@@ -76,8 +76,9 @@ impl Doc {
         }
         let mut builder = Builder {
             reader: Reader::new(&text),
-            // About one token per 16 bytes of a schema's text: one allocation for most params.
-            tokens: Vec::with_capacity(text.len() / 16 + 4),
+            // A schema's text has about one token per 12 bytes (a property: its name, an object, two names, two
+            // strings): room for one per 8, so most params take one allocation and none is copied to grow.
+            tokens: Vec::with_capacity(text.len() / 8 + 4),
             slots: Vec::new(),
             check_names,
             repeats_a_name: false,

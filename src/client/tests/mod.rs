@@ -105,7 +105,7 @@ pub(crate) fn sent(spec: RequestSpec) -> String {
             r#"{"id":"exr_1","status":"queued"}"#,
         )],
     );
-    trace.requests[0].body.clone().unwrap()
+    trace.requests[0].body.as_deref().unwrap().to_owned()
 }
 
 pub(crate) fn run(spec: RequestSpec, options: &CallOptions, replies: Vec<Reply>) -> Trace {
