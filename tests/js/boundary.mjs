@@ -551,6 +551,7 @@ const NEVER_THROWS = [
   // The API client's own step objects, made by its promise.js (src/wasm/client, not a caller's value).
   [/^const ret = arg0\.(status|head|text|data|parsed|unread|read|kind|message|code);/, "the client's AttemptAnswer (promise.js)"],
   [/^const ret = utf8Bytes\(arg1\); const ptr1 = passArray8ToWasm0\(ret, wasm\.__wbindgen_malloc\);/, "promise.js: TextEncoder.encode of the string JSON.stringify made (checked to be a string first)"],
+  [/^const ret = utf8Into\(arg0, getArrayU8FromWasm0\(arg1, arg2\)\); return ret;$/, "promise.js: TextEncoder.encodeInto of the string JSON.stringify made (checked to be a string first), into a view of this module's memory made in the same call"],
   [/^(let v0; .*)?const ret = (drive|sendStep|doneStep|failed)\(/, "the client's promise.js"],
 ];
 await checks.run("every import of every module's glue that is not `catch` is one that cannot throw on a caller's value", () => {
