@@ -174,7 +174,8 @@ fn json_text(value: &JsValue) -> Option<(String, JsValue)> {
 }
 
 /// A JS string's UTF-8 bytes. An ASCII text (most JSON) is encoded by the runtime straight into a buffer of one
-/// byte per UTF-16 unit, with no copy; another is encoded by the runtime and copied in once.
+/// byte per UTF-16 unit, with no copy; another does not fit there (the runtime stops where the buffer is full) and is
+/// encoded again by `TextEncoder.encode`, then copied in once.
 fn utf8_of(text: &JsValue) -> Vec<u8> {
     let units = text.unchecked_ref::<js_sys::JsString>().length() as usize;
     let mut bytes = vec![0; units];
