@@ -176,6 +176,45 @@ test("with_a_signal_a_timed_out_attempt_is_aborted", async () => {
   assert.equal(caller.signal.aborted, false, "the caller's signal is left alone");
 });
 
+test("every_attempt_is_sent_under_a_signal_no_other_attempt_had_and_only_timed_out_ones_are_aborted", async () => {
+  // Node's controllers are made ahead, in the batch that frees finished calls (promise.js, `freshController`): none
+  // may be handed out twice, nor after its timer fired. Sequential calls (with turns between them for that batch),
+  // timed-out attempts, then a burst of concurrent calls larger than the spares.
+  const sent = [];
+  let hang = 0;
+  const fetchFn = (url, init) => {
+    sent.push({ signal: init.signal, abortedWhenSent: init.signal?.aborted, timedOut: hang > 0 });
+    if (hang > 0) {
+      hang -= 1;
+      return new Promise((_, reject) => init.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))));
+    }
+    return Promise.resolve(Response.json({ object: "list", data: [], has_more: false, cursor: null }));
+  };
+  const client = new sdk.DocAuto({ apiKey: KEY, baseUrl: "http://127.0.0.1:9", fetch: fetchFn, maxRetries: 1, timeoutMs: 30, logLevel: "off" });
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 3; i++) {
+    await client.agents.list();
+    await turn();
+  }
+  hang = 2;
+  await rejectsWith(assert, client.agents.list(), sdk.APITimeoutError, "timeout");
+  await turn();
+  await Promise.all(Array.from({ length: 10 }, () => client.agents.list()));
+  await turn();
+  for (let i = 0; i < 3; i++) {
+    await client.agents.list();
+    await turn();
+  }
+  assert.equal(sent.length, 18);
+  assert.equal(new Set(sent.map((s) => s.signal)).size, sent.length, "no signal went to two attempts");
+  assert.ok(sent.every((s) => s.signal instanceof AbortSignal && s.abortedWhenSent === false), "each was live when sent");
+  assert.deepEqual(
+    sent.map((s) => s.signal.aborted),
+    sent.map((s) => s.timedOut),
+    "the two timed-out attempts' signals were aborted, and no other",
+  );
+});
+
 test("shared_deadline_timer_rearms_for_an_earlier_deadline", async () => {
   const hang = () => new Promise(() => {});
   const slow = new sdk.DocAuto({ apiKey: KEY, baseUrl: "http://127.0.0.1:9", fetch: hang, maxRetries: 0, timeoutMs: 60_000, logLevel: "off" });
