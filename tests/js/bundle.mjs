@@ -1,5 +1,6 @@
 // esbuild bundles of the suite for runtimes that cannot resolve node_modules themselves (workerd, edge-runtime).
 import { build } from "esbuild";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** Bundles `entry` resolving "docauto" through `conditions`; returns { code, inputs } (inputs: bundled files). */
@@ -23,3 +24,22 @@ export async function bundle(entry, { conditions, format, external = [], plugins
   });
   return { code: res.outputFiles[0].text, inputs: Object.keys(res.metafile.inputs) };
 }
+
+// What Vercel's bundler does with a `.wasm?module` import: the default export is a WebAssembly.Module compiled in the
+// function's own realm (here: the bytes travel in the bundle and are compiled inside the runtime's VM).
+export const wasmModuleImports = {
+  name: "wasm-module",
+  setup(build) {
+    build.onResolve({ filter: /\.wasm\?module$/ }, (args) => ({
+      path: new URL(args.path.replace(/\?module$/, ""), `file://${args.resolveDir}/`).pathname,
+      namespace: "wasm-module",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "wasm-module" }, (args) => ({
+      contents: `const b = atob(${JSON.stringify(readFileSync(args.path).toString("base64"))});
+const bytes = new Uint8Array(b.length);
+for (let i = 0; i < b.length; i++) bytes[i] = b.charCodeAt(i);
+export default new WebAssembly.Module(bytes);`,
+      loader: "js",
+    }));
+  },
+};

@@ -441,6 +441,11 @@ fn js_suites(t: &mut Tally) {
             240,
         ),
         (
+            "docauto/emulator: Vercel edge-runtime (in-process, the edge-light entry)",
+            node("tests/js/emulator/run-edge.mjs"),
+            180,
+        ),
+        (
             "docauto/emulator: chromium",
             node("tests/js/emulator/run-chromium.mjs"),
             240,
