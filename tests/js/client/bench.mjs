@@ -23,12 +23,12 @@
 // line: {"bench":"client","rounds":N,"shapes":[{shape, us:{docauto,openai,raw}, vs_openai:{median,min,max},
 // vs_raw:{median,min,max}}...],"met":bool}
 // Usage: node tests/js/client/bench.mjs [rounds=15] [scale=1] (scale multiplies the calls per round)
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
 import { AbstractPage } from "openai/core/pagination";
 import { VERSION as OPENAI_VERSION } from "openai/version";
 import { loadSdk, KEY } from "./harness.mjs";
+import { schema20k, startBenchServer } from "./bench-server.mjs";
 
 const ROUNDS = Number(process.argv[2] ?? 15);
 const SCALE = Number(process.argv[3] ?? 1);
@@ -42,82 +42,6 @@ const median = (xs) => {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 };
-
-/** A ~20 KB extraction schema in the dialect (flat properties with descriptions), in a non-alphabetical order. */
-function schema20k() {
-  const properties = {};
-  for (let i = 0; JSON.stringify({ type: "object", properties }).length < 20_000; i++) {
-    properties[`field_${(i * 7919) % 1000}_${i}`] = {
-      type: i % 3 === 0 ? ["number", "null"] : "string",
-      description: `The value printed next to label ${i} on the first page of the invoice, as written.`,
-    };
-  }
-  return { type: "object", properties };
-}
-
-/**
- * The server (a child process): `GET /v1/runs/exr_get` a finished run; `POST /v1/extract/configs` the saved config
- * (the body read and parsed, as a server does); `GET /v1/runs/<other id>` the n-th poll of that run `queued`,
- * `processing`, then `processed`; `GET /v1/runs?cursor=` pages of 100 runs, five in all.
- */
-async function startServer() {
-  const code = `
-    const { createServer } = require("node:http");
-    const PAGES = ${PAGES}, ITEMS = ${PAGE_ITEMS};
-    const run = (id, status) => ({
-      object: "extract_run", id, status, created_at: "2026-11-20T10:00:00.000Z",
-      completed_at: status === "processed" ? "2026-11-20T10:00:04.250Z" : null,
-      metadata: { batch: "b-2026-11", source: "bench" }, usage: { pages: 3, credits: 3 },
-    });
-    const pages = [];
-    for (let p = 0; p < PAGES; p++) {
-      const data = [];
-      for (let i = 0; i < ITEMS; i++) data.push(run("exr_p" + p + "_" + i, "processed"));
-      pages.push(JSON.stringify({ object: "list", data, has_more: p + 1 < PAGES, cursor: p + 1 < PAGES ? "c" + (p + 1) : null }));
-    }
-    const done = JSON.stringify(run("exr_get", "processed"));
-    const seen = new Map();
-    const statuses = ["queued", "processing", "processed"];
-    let configs = 0;
-    const send = (res, status, body) => {
-      res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": "req_bench" });
-      res.end(body);
-    };
-    const server = createServer((req, res) => {
-      const url = new URL(req.url, "http://x");
-      if (req.method === "POST") {
-        const chunks = [];
-        req.on("data", (c) => chunks.push(c));
-        req.on("end", () => {
-          const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-          if (!req.headers["idempotency-key"]) return send(res, 400, JSON.stringify({ code: "invalid_request", message: "no key" }));
-          send(res, 201, JSON.stringify({ object: "extract_config", id: "cfg_" + configs++, name: body.name }));
-        });
-        return;
-      }
-      if (url.pathname === "/v1/runs") {
-        const p = Number((url.searchParams.get("cursor") ?? "c0").slice(1));
-        return send(res, 200, pages[p]);
-      }
-      const id = url.pathname.split("/").pop();
-      if (id === "exr_get") return send(res, 200, done);
-      const n = seen.get(id) ?? 0;
-      seen.set(id, n + 1);
-      send(res, 200, JSON.stringify(run(id, statuses[Math.min(n, 2)])));
-    });
-    server.keepAliveTimeout = 60_000;
-    server.listen(0, "127.0.0.1", () => console.log("port " + server.address().port));
-  `;
-  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
-  const port = await new Promise((resolve, reject) => {
-    child.stdout.on("data", (d) => {
-      const m = /port (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
-    });
-    child.on("exit", (c) => reject(new Error(`bench server exited ${c}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
-}
 
 /** openai-node's cursor page for this API: `{ data, has_more, cursor }`, the next page asked with `?cursor=`. */
 class RunsPage extends AbstractPage {
@@ -166,7 +90,7 @@ async function round(sides, calls) {
   return { us: total.map((ms) => (ms * 1000) / Math.max(kept, 1)), dropped: 1 - kept / calls };
 }
 
-const server = await startServer();
+const server = await startBenchServer(PAGES, PAGE_ITEMS);
 try {
   const base = server.url;
   const client = new sdk.DocAuto({ apiKey: KEY, baseUrl: base, logLevel: "off" });

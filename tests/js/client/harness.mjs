@@ -38,9 +38,11 @@ export async function wasmMemoryBytes() {
   return glue.initSync().memory.buffer.byteLength;
 }
 
-/** The SDK's exports: `DocAuto`, `validateExtractionSchema` and the error classes. */
-export async function loadSdk() {
-  const dir = process.env.DOCAUTO_GLUE_DIR;
+/**
+ * The SDK's exports: `DocAuto`, `validateExtractionSchema` and the error classes; from the wasm-bindgen output folder
+ * `dir` (by default `DOCAUTO_GLUE_DIR`), else from the built package.
+ */
+export async function loadSdk(dir = process.env.DOCAUTO_GLUE_DIR) {
   if (dir) {
     const glue = await import(pathToFileURL(join(dir, "docauto.js")).href);
     glue.initSync({ module: readWasmIn(dir) });

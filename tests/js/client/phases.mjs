@@ -9,12 +9,10 @@
 // Several builds can be compared in one process: each argument after the shape is a wasm-bindgen output folder (its
 // `docauto.js`, `.wasm` and snippets, as `DOCAUTO_GLUE_DIR` takes); with none, the built package (pkg/).
 // Usage: node tests/js/client/phases.mjs get|post [glue dir...]   (env ROUNDS=12, CALLS=300 per round and side)
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { readWasmIn } from "../common.mjs";
+import { resolve } from "node:path";
 import { loadSdk, KEY } from "./harness.mjs";
+import { schema20k, startBenchServer } from "./bench-server.mjs";
 
 const shape = process.argv[2] ?? "get";
 if (shape !== "get" && shape !== "post") throw new Error("usage: phases.mjs get|post [glue dir...]");
@@ -22,31 +20,9 @@ const dirs = process.argv.slice(3);
 const ROUNDS = Number(process.env.ROUNDS ?? 12);
 const CALLS = Number(process.env.CALLS ?? 300);
 
-const SERVER = `
-const { createServer } = require("node:http");
-const run = JSON.stringify({ object: "extract_run", id: "exr_get", status: "processed", created_at: "2026-11-20T10:00:00.000Z", completed_at: "2026-11-20T10:00:04.250Z", metadata: { batch: "b-2026-11", source: "bench" }, usage: { pages: 3, credits: 3 } });
-const send = (res, status, body) => {
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": "req_phases" });
-  res.end(body);
-};
-const server = createServer((req, res) => {
-  if (req.method !== "POST") return send(res, 200, run);
-  const chunks = [];
-  req.on("data", (c) => chunks.push(c));
-  req.on("end", () => send(res, 201, JSON.stringify({ object: "extract_config", id: "cfg_1", name: JSON.parse(Buffer.concat(chunks)).name })));
-});
-server.keepAliveTimeout = 60_000;
-server.listen(0, "127.0.0.1", () => console.log("port " + server.address().port));`;
-
-const child = spawn(process.execPath, ["-e", SERVER], { stdio: ["ignore", "pipe", "inherit"] });
-const port = await new Promise((done, fail) => {
-  child.stdout.on("data", (d) => {
-    const m = /port (\d+)/.exec(String(d));
-    if (m) done(Number(m[1]));
-  });
-  child.on("exit", (code) => fail(new Error(`phases server exited ${code}`)));
-});
-const base = `http://127.0.0.1:${port}`;
+// bench.mjs's server (its list route is not asked here: one page of one run).
+const server = await startBenchServer(1, 1);
+const base = server.url;
 
 // When the current call's fetch was called, and when its response arrived.
 let fetchedAt = 0;
@@ -59,29 +35,11 @@ const timedFetch = (url, init) => {
   });
 };
 
-/** A ~20 KB extraction schema (as bench.mjs's). */
-function schema20k() {
-  const properties = {};
-  for (let i = 0; JSON.stringify({ type: "object", properties }).length < 20_000; i++) {
-    properties[`field_${(i * 7919) % 1000}_${i}`] = {
-      type: i % 3 === 0 ? ["number", "null"] : "string",
-      description: `The value printed next to label ${i} on the first page of the invoice, as written.`,
-    };
-  }
-  return { type: "object", properties };
-}
 const SCHEMA = schema20k();
-
-async function sdkIn(dir) {
-  if (dir === undefined) return loadSdk();
-  const glue = await import(`${pathToFileURL(join(resolve(dir), "docauto.js")).href}?${encodeURIComponent(dir)}`);
-  glue.initSync({ module: readWasmIn(resolve(dir)) });
-  return glue;
-}
 
 const sides = {};
 for (const dir of dirs.length ? dirs : [undefined]) {
-  const sdk = await sdkIn(dir);
+  const sdk = await loadSdk(dir && resolve(dir));
   const client = new sdk.DocAuto({ apiKey: KEY, baseUrl: base, logLevel: "off", fetch: timedFetch });
   sides[dir ?? "docauto"] =
     shape === "post" ? () => client.configs.create("extract", { name: "phases", config: { schema: SCHEMA } }) : () => client.runs.retrieve("exr_get");
@@ -119,7 +77,7 @@ try {
     }
   }
 } finally {
-  child.kill();
+  server.stop();
 }
 const us = (ms, n) => ((ms * 1000) / n).toFixed(1).padStart(7);
 const rawTotal = (sums["raw fetch"].pre + sums["raw fetch"].wire + sums["raw fetch"].post) / sums["raw fetch"].calls;
