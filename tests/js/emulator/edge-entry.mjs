@@ -4,23 +4,17 @@
 import { createEmulator, startEmulator } from "docauto/emulator";
 import { DocAuto } from "docauto";
 import { WebhookVerifier, WebhookVerificationError } from "docauto/webhooks";
-import { checker, runInProcess } from "./flow.mjs";
+import { checker, checkListenRefused, remoteReceiver, runInProcess } from "./flow.mjs";
 
 globalThis.__docautoEmulatorSuite = async (base) => {
   const lines = [];
   const { tally, check } = checker("edge-runtime", (l) => lines.push(l));
-  const receiver = { url: `${base}/hook`, hits: async () => (await fetch(`${base}/hits`)).json() };
+  const receiver = remoteReceiver(base);
   try {
     await runInProcess({ DocAuto, WebhookVerifier, WebhookVerificationError }, createEmulator, receiver, check);
   } catch (e) {
     check("the flow ran to its end", false, String(e?.stack ?? e));
   }
-  let refused;
-  try {
-    await startEmulator();
-  } catch (e) {
-    refused = e;
-  }
-  check("startEmulator rejects with listen_unavailable", refused?.code === "listen_unavailable", String(refused));
+  await checkListenRefused(startEmulator, check);
   return JSON.stringify({ lines, ...tally });
 };

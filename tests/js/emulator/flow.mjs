@@ -24,6 +24,22 @@ export function checker(label, log) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The driver's receiver (receiver.mjs, at `base`) seen from another runtime: delivered to and read with its `fetch`. */
+export function remoteReceiver(base) {
+  return { url: `${base}/hook`, hits: async () => (await fetch(`${base}/hits`)).json() };
+}
+
+/** Where nothing can listen (a page, a Worker, an edge function): `startEmulator` rejects with `listen_unavailable`. */
+export async function checkListenRefused(startEmulator, check) {
+  let refused;
+  try {
+    await startEmulator();
+  } catch (e) {
+    refused = e;
+  }
+  check("startEmulator rejects with listen_unavailable", refused?.code === "listen_unavailable", String(refused));
+}
+
 /**
  * `mods`: `{ DocAuto, WebhookVerifier, WebhookVerificationError }`; `client`: the options for `DocAuto` (apiKey,
  * baseUrl and, in-process, fetch); `receiver`: `{ url, hits() }` (hits: the deliveries so far, `{ body, signature }`).

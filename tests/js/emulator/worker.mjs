@@ -4,22 +4,16 @@
 import { createEmulator, startEmulator } from "docauto/emulator";
 import { DocAuto } from "docauto";
 import { WebhookVerifier, WebhookVerificationError } from "docauto/webhooks";
-import { checker, runInProcess } from "./flow.mjs";
+import { checker, checkListenRefused, remoteReceiver, runInProcess } from "./flow.mjs";
 
 export default {
   async fetch(request) {
     const base = new URL(request.url).searchParams.get("receiver");
     const lines = [];
     const { tally, check } = checker("workerd", (l) => lines.push(l));
-    const receiver = { url: `${base}/hook`, hits: async () => (await fetch(`${base}/hits`)).json() };
+    const receiver = remoteReceiver(base);
     await runInProcess({ DocAuto, WebhookVerifier, WebhookVerificationError }, createEmulator, receiver, check);
-    let refused;
-    try {
-      await startEmulator();
-    } catch (e) {
-      refused = e;
-    }
-    check("startEmulator rejects with listen_unavailable", refused?.code === "listen_unavailable", String(refused));
+    await checkListenRefused(startEmulator, check);
     return Response.json({ lines, ...tally });
   },
 };
