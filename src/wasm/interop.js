@@ -67,3 +67,24 @@ export function samplesOf(value) {
 export function settled(value) {
   return new Promise((resolve) => resolve(value));
 }
+
+/**
+ * How `value` settled, as a promise that never rejects: `[true, result]` when it fulfilled, `[false, reason]` when it
+ * rejected (a plain value, a promise or any thenable, as in `settled`).
+ */
+export function outcome(value) {
+  return new Promise((resolve) => resolve(value)).then((v) => [true, v], (e) => [false, e]);
+}
+
+/** A fencing token: a random UUID (`crypto.randomUUID`), or 32 hex digits of `crypto.getRandomValues` or `Math.random`
+ * where the runtime lacks it (a page outside a secure context has no `randomUUID`). Unique, not secret. */
+export function token() {
+  const bytes = new Uint8Array(16);
+  try {
+    if (typeof crypto?.randomUUID === "function") return String(crypto.randomUUID());
+    crypto.getRandomValues(bytes);
+  } catch {
+    for (let i = 0; i < 16; i++) bytes[i] = Math.floor(Math.random() * 256);
+  }
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -34,6 +34,10 @@ extern "C" {
     pub fn samples_of(value: &JsValue) -> JsValue;
     /// A promise of this module that settles as `value` does, never throwing (see `interop.js`).
     fn settled(value: &JsValue) -> js_sys::Promise;
+    /// A promise of `[true, result]` or `[false, reason]` once `value` settles; it never rejects (see `interop.js`).
+    pub fn outcome(value: &JsValue) -> js_sys::Promise;
+    /// A new fencing token for a dedupe claim, a string (see `interop.js`; it catches inside).
+    pub fn token() -> JsValue;
     /// A `Uint8Array` of this module's making, whose `length` is read as a number (js-sys's `length()` is a `u32`:
     /// 4 GiB and more would wrap).
     type OwnBytes;

@@ -110,13 +110,22 @@ extern "C" {
     #[wasm_bindgen(catch, method, js_name = decode)]
     fn decode(this: &TextDecoderLike, input: &JsValue) -> Result<JsValue, JsValue>;
 
-    type AbortControllerLike;
+    /// An `AbortController`.
+    pub type AbortControllerLike;
     #[wasm_bindgen(catch, constructor, js_class = AbortController)]
-    fn new_abort_controller() -> Result<AbortControllerLike, JsValue>;
+    pub fn new_abort_controller() -> Result<AbortControllerLike, JsValue>;
     #[wasm_bindgen(method, getter, structural)]
-    fn signal(this: &AbortControllerLike) -> JsValue;
+    pub fn signal(this: &AbortControllerLike) -> JsValue;
     #[wasm_bindgen(catch, method, structural)]
-    fn abort(this: &AbortControllerLike) -> Result<(), JsValue>;
+    pub fn abort(this: &AbortControllerLike) -> Result<(), JsValue>;
+
+    /// A Fetch API `Response` made here.
+    type ResponseLike;
+    /// `new Response(body, init)` of the runtime.
+    #[wasm_bindgen(catch, constructor, js_class = Response)]
+    fn new_response(body: &str, init: &JsValue) -> Result<ResponseLike, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = console, js_name = error)]
+    fn console_error(message: &str, error: &JsValue) -> Result<(), JsValue>;
 }
 
 /// `globalThis.crypto.subtle`, when the runtime has it (browsers expose it only in secure contexts).
@@ -322,6 +331,27 @@ pub fn secure_random_bytes<const N: usize>() -> Option<[u8; N]> {
     let mut out = [0u8; N];
     buffer.copy_to(&mut out);
     Some(out)
+}
+
+/// A JSON `Response` of `status` with the members of `body` (`JSON.stringify`), by the runtime's `Response`.
+///
+/// # Errors
+/// The runtime's own, where it has no `Response` (a `TypeError`).
+pub fn json_response(status: u16, body: &[(&str, JsValue)]) -> Result<JsValue, JsValue> {
+    let text = json_stringify(&object(body))?
+        .as_string()
+        .unwrap_or_default();
+    let headers = object(&[("content-type", "application/json".into())]);
+    ResponseLike::new_response(
+        &text,
+        &object(&[("status", status.into()), ("headers", headers)]),
+    )
+    .map(Into::into)
+}
+
+/// `console.error(message, error)`, where the runtime has a console (nothing otherwise).
+pub fn log_error(message: &str, error: &JsValue) {
+    let _ = console_error(message, error);
 }
 
 /// A property of the global object (`undefined` when absent).

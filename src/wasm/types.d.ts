@@ -1,33 +1,101 @@
 /**
- * A store of claimed and processed event ids with an atomic claim, shared by every instance of a service (Redis
- * `SET NX`, a Durable Object, D1). `verify` claims each event; `markProcessed` confirms; `releaseClaim` gives up.
+ * A dedupe store with fenced claims and a lease, shared by every instance of a service: what `redisStore`,
+ * `postgresStore`, `d1Store`, `durableObjectStore` (and `dedupe: true`, in memory) give, and the contract for writing
+ * your own. Each method is one atomic step on the store's own clock:
+ * - `claim` succeeds only when the id holds no live claim and no processed mark;
+ * - `renew` and `release` act only when the id's claim holds `token` (`renew` also only while it is live);
+ * - `add` marks the id processed, whatever it held.
+ */
+export interface WebhookFencedStore {
+  /**
+   * Claims `eventId` for `token` for `ttlSeconds`: `"won"` (nothing live held it), `"claimed"` (another live claim)
+   * or `"processed"` (marked). A store that cannot tell processed from claimed answers `"claimed"`.
+   */
+  claim(eventId: string, ttlSeconds: number, token: string): WebhookClaimAnswer | Promise<WebhookClaimAnswer>;
+  /** Extends `token`'s live claim by `ttlSeconds` from now: `true`; `false` when it is not `token`'s or lapsed. */
+  renew(eventId: string, ttlSeconds: number, token: string): boolean | Promise<boolean>;
+  /** Deletes the id's claim only when it holds `token`; never a processed mark. */
+  release(eventId: string, token: string): unknown;
+  /** Marks the id processed for `ttlSeconds` (a week), replacing any claim. */
+  add(eventId: string, ttlSeconds: number): unknown;
+}
+
+/** A claim's answer: `"won"` (or `true`), `"claimed"` (or `false`), `"processed"`. */
+export type WebhookClaimAnswer = "won" | "claimed" | "processed" | boolean;
+
+/**
+ * A store with an atomic claim but no lease (no `renew`), the interface before fenced claims. Still accepted:
+ * `claim` gets `token` as a third argument, which it may ignore. Without `renew` a handler slower than
+ * `claimTtlSeconds` can be handled twice, and a `release` that ignores the token can delete another instance's
+ * claim (the verifier releases only while its own claim is live by its clock). Prefer a {@link WebhookFencedStore}.
  */
 export interface WebhookClaimStore {
-  /**
-   * Claims the id atomically: `true` when this caller won (nothing held it), `"processed"` when the id is marked
-   * processed, `false` when another caller's claim holds it (or the store cannot tell). The claim lapses after
-   * `ttlSeconds` (60) unless confirmed by `add`.
-   */
-  claim(eventId: string, ttlSeconds: number): boolean | "processed" | Promise<boolean | "processed">;
-  /** Drops a claim (the handler failed), so the next delivery wins. Must leave a processed id alone. */
-  release(eventId: string): void | Promise<void>;
-  /** Marks the id processed for `ttlSeconds` (a week), replacing its claim. */
-  add(eventId: string, ttlSeconds: number): void | Promise<void>;
+  claim(eventId: string, ttlSeconds: number, token: string): WebhookClaimAnswer | Promise<WebhookClaimAnswer>;
+  release(eventId: string, token: string): unknown;
+  add(eventId: string, ttlSeconds: number): unknown;
 }
 
 /**
  * A check-then-add store of processed ids. Racy: two concurrent deliveries both pass `has` and both are handled.
- * Still accepted; prefer a {@link WebhookClaimStore}.
+ * Still accepted; prefer a {@link WebhookFencedStore}.
  */
 export interface WebhookCheckThenAddStore {
   /** Whether the id was marked processed. */
   has(eventId: string): boolean | Promise<boolean>;
   /** Marks the id processed. */
-  add(eventId: string, ttlSeconds: number): void | Promise<void>;
+  add(eventId: string, ttlSeconds: number): unknown;
 }
 
-/** A store for the `dedupe` option: one with an atomic `claim`, or a (racy) check-then-add one. */
-export type WebhookDedupeStore = WebhookClaimStore | WebhookCheckThenAddStore;
+/** A store for the `dedupe` option. */
+export type WebhookDedupeStore = WebhookFencedStore | WebhookClaimStore | WebhookCheckThenAddStore;
+
+/** Options of `verifier.handle(input, handler, options)`. */
+export interface WebhookHandleOptions {
+  /**
+   * Called with each failure that does not change the answer's meaning for the sender, and with the handler's own
+   * error: `stage` is `"claim"` (503), `"handler"` (500), `"renew"` (the claim was lost), `"mark"` (handled, 200, but
+   * not marked: a later copy may be handled again), `"release"`. Default: `console.error`.
+   */
+  onError?: (error: unknown, context: { event: VerifiedWebhookEvent; stage: "claim" | "handler" | "renew" | "mark" | "release" }) => void;
+}
+
+/** `redisStore` options: one binding that runs a Lua script, for any Redis client. */
+export interface RedisStoreOptions {
+  /**
+   * Runs `script` with `keys` and `args` and resolves to its answer. node-redis:
+   * `(script, keys, args) => redis.eval(script, { keys, arguments: args })`; ioredis:
+   * `(script, keys, args) => redis.eval(script, keys.length, ...keys, ...args)`; @upstash/redis:
+   * `(script, keys, args) => redis.eval(script, keys, args)`.
+   */
+  eval(script: string, keys: string[], args: string[]): Promise<unknown>;
+  /** Prefix of the keys. Default `"docauto:webhook:"`. */
+  prefix?: string;
+}
+
+/** `postgresStore` options. */
+export interface PostgresStoreOptions {
+  /** Runs one statement: node-postgres `(text, params) => pool.query(text, params)`. */
+  query(text: string, params: unknown[]): Promise<{ rows: Array<Record<string, unknown>>; rowCount: number | null }>;
+  /** The table (a plain SQL name, optionally `schema.name`). Default `docauto_webhook_events`. */
+  table?: string;
+}
+
+/** What `d1Store` uses of a Cloudflare D1 database binding. */
+export interface D1DatabaseLike {
+  prepare(query: string): unknown;
+  batch(statements: unknown[]): Promise<unknown>;
+}
+
+/** What `durableObjectStore` uses of a Durable Object namespace binding (bound to the class `DedupeObject`). */
+export interface DurableObjectNamespaceLike {
+  idFromName(name: string): unknown;
+  get(id: never): { fetch(input: string, init: { method: string; body: string }): Promise<unknown> };
+}
+
+/** What `DedupeObject` uses of its Durable Object state. */
+export interface DurableObjectStateLike {
+  storage: unknown;
+}
 
 /**
  * Options of `new WebhookVerifier(...)`: one of `jwksUrl`, `baseUrl`, `jwks` (or `jwks` with a URL, to seed the cache).
@@ -37,9 +105,10 @@ export interface WebhookVerifierOptions extends WebhookVerifierDataOptions {
   /** The `fetch` used for the key set. Default: the global `fetch`. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /**
-   * `true` for an in-memory store, or your own store. `verify` claims each event: the first delivery of an `eventId`
-   * has `duplicate: false`, every other one `duplicate: true` until `releaseClaim` or 60 s pass; after
-   * `markProcessed` for a week.
+   * `true` for an in-memory store (one process or isolate), or a store shared by every instance (`redisStore`,
+   * `postgresStore`, `d1Store`, `durableObjectStore`, or your own). `handle` and `verify` claim each event: one
+   * delivery of an `eventId` wins; the others are duplicates while the claim is live (`claimTtlSeconds`, renewed by
+   * `handle`) and for a week after `markProcessed`.
    */
   dedupe?: boolean | WebhookDedupeStore;
 }

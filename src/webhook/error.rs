@@ -49,6 +49,8 @@ pub enum ErrorCode {
     BodyTooLarge,
     /// A request body was not read in full within `bodyTimeoutMs` (the stream is cancelled).
     BodyTimeout,
+    /// The dedupe store did not answer within a third of `claimTtlSeconds`.
+    DedupeUnavailable,
 }
 
 impl ErrorCode {
@@ -75,7 +77,49 @@ impl ErrorCode {
             Self::KeysNotLoaded => "keys_not_loaded",
             Self::BodyTooLarge => "body_too_large",
             Self::BodyTimeout => "body_timeout",
+            Self::DedupeUnavailable => "dedupe_unavailable",
         }
+    }
+}
+
+impl ErrorCode {
+    /// Every code, in declaration order.
+    pub fn all() -> impl Iterator<Item = ErrorCode> {
+        core::iter::successors(Some(ErrorCode::InvalidInput), |c| c.next())
+    }
+
+    /// The code declared after this one: the `match` makes a new variant a compile error here, so [`ErrorCode::all`]
+    /// (and the TypeScript union written from it) cannot miss one.
+    fn next(self) -> Option<Self> {
+        use ErrorCode::*;
+        match self {
+            InvalidInput => Some(MissingSignature),
+            MissingSignature => Some(MalformedSignature),
+            MalformedSignature => Some(UnsupportedAlgorithm),
+            UnsupportedAlgorithm => Some(UnsupportedCrit),
+            UnsupportedCrit => Some(UnknownKey),
+            UnknownKey => Some(InvalidSignature),
+            InvalidSignature => Some(MissingClaim),
+            MissingClaim => Some(WrongIssuer),
+            WrongIssuer => Some(Expired),
+            Expired => Some(NotYetValid),
+            NotYetValid => Some(BodyMismatch),
+            BodyMismatch => Some(MalformedBody),
+            MalformedBody => Some(ClaimsMismatch),
+            ClaimsMismatch => Some(JwksUnavailable),
+            JwksUnavailable => Some(InvalidJwks),
+            InvalidJwks => Some(InvalidOptions),
+            InvalidOptions => Some(KeysNotLoaded),
+            KeysNotLoaded => Some(BodyTooLarge),
+            BodyTooLarge => Some(BodyTimeout),
+            BodyTimeout => Some(DedupeUnavailable),
+            DedupeUnavailable => None,
+        }
+    }
+
+    /// The code of a stable string ([`ErrorCode::as_str`]); `None` for any other text.
+    pub fn from_code(text: &str) -> Option<Self> {
+        Self::all().find(|c| c.as_str() == text)
     }
 }
 
@@ -135,3 +179,26 @@ pub const JWKS_UNAVAILABLE: WebhookError = err(
     ErrorCode::JwksUnavailable,
     "the key set could not be fetched",
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_reads_back_from_its_string_and_nothing_else_does() {
+        let all: Vec<ErrorCode> = ErrorCode::all().collect();
+        assert_eq!(all.len(), 21);
+        for code in &all {
+            assert_eq!(ErrorCode::from_code(code.as_str()), Some(*code));
+        }
+        for other in [
+            "",
+            "Invalid_input",
+            "in_progress",
+            "handler_failed",
+            "invalid_input ",
+        ] {
+            assert_eq!(ErrorCode::from_code(other), None, "{other:?}");
+        }
+    }
+}

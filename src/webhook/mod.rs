@@ -19,6 +19,7 @@ pub mod body_limit;
 pub mod claims;
 pub mod dedupe;
 mod error;
+pub mod handle;
 pub mod jwk;
 pub mod jws;
 pub mod key_cache;

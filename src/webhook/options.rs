@@ -24,7 +24,7 @@ const fn invalid(detail: &'static str) -> WebhookError {
 
 /// The data options and their kinds: read by table ([`check_table`]), not by a serde derive, to keep the
 /// webhook-only wasm module small.
-const TABLE: [(&str, Kind); 10] = [
+const TABLE: [(&str, Kind); 11] = [
     ("jwksUrl", Kind::String),
     ("baseUrl", Kind::String),
     ("jwks", Kind::StringOrObject),
@@ -35,6 +35,7 @@ const TABLE: [(&str, Kind); 10] = [
     ("timeoutMs", Kind::Number),
     ("maxBodyBytes", Kind::Number),
     ("bodyTimeoutMs", Kind::Number),
+    ("claimTtlSeconds", Kind::Number),
 ];
 
 /// The data options of `new WebhookVerifier(...)`: one of `jwksUrl`, `baseUrl`, `jwks` (or `jwks` with a URL, to
@@ -81,6 +82,9 @@ pub struct VerifierOptions {
     /// Deadline for reading a request's body stream in `verifyRequest`, in milliseconds (above 0). Default 5000. A
     /// body still arriving after it is refused with code `body_timeout`, and its stream is cancelled.
     pub body_timeout_ms: Option<f64>,
+    /// Lease of a dedupe claim, in seconds (1 to 604800). Default 60. `handle` renews it at a third of this while the
+    /// handler runs; a crashed instance (no renewal) holds the event this long, after which a redelivery is handled.
+    pub claim_ttl_seconds: Option<f64>,
 }
 
 /// Where the keys come from.
@@ -116,6 +120,8 @@ pub struct VerifierConfig {
     pub body_timeout_ms: f64,
     /// The fixed clock, when `now` was a number.
     pub fixed_now: Option<f64>,
+    /// Lease of a dedupe claim, in seconds.
+    pub claim_ttl: f64,
 }
 
 impl VerifierConfig {
@@ -180,6 +186,7 @@ impl VerifierOptions {
             timeout_ms: number("timeoutMs"),
             max_body_bytes: number("maxBodyBytes"),
             body_timeout_ms: number("bodyTimeoutMs"),
+            claim_ttl_seconds: number("claimTtlSeconds"),
         })
     }
 
@@ -243,6 +250,7 @@ impl VerifierOptions {
             max_body,
             body_timeout_ms,
             fixed_now: self.now,
+            claim_ttl: super::dedupe::claim_ttl(self.claim_ttl_seconds)?,
         })
     }
 }
@@ -269,6 +277,7 @@ fn expectation(field: &str) -> &'static str {
         "timeoutMs" => "timeoutMs must be a number",
         "maxBodyBytes" => "maxBodyBytes must be a number",
         "bodyTimeoutMs" => "bodyTimeoutMs must be a number",
+        "claimTtlSeconds" => "claimTtlSeconds must be a number",
         _ => "an option has the wrong type",
     }
 }

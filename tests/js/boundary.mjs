@@ -185,6 +185,12 @@ const cases = [
   ["verifyRequest(arrayBuffer() answers a detached buffer)", () => v.verifyRequest({ headers: { get: (n) => (n === "x-svc-signature" ? good.token : null) }, arrayBuffer: () => Promise.resolve(detachedBuffer()) }), ["invalid_input"]],
   ["markProcessed(Proxy)", () => v.markProcessed(trapAll()), ["invalid_input"]],
   ["releaseClaim(getter throws)", () => v.releaseClaim(getterThrows("eventId")), ["invalid_input"]],
+  ["renewClaim(Proxy)", () => v.renewClaim(trapAll()), ["invalid_input"]],
+  ["handle(Proxy, handler)", () => v.handle(trapAll(), () => {}), ["invalid_input"]],
+  ["handle({ body: view of a detached buffer, signature }, handler)", () => v.handle({ body: detachedView(), signature: good.token }, () => {}), ["invalid_input"]],
+  ["handle({ signature getter throws }, handler)", () => v.handle(getterThrows("signature"), () => {}), ["invalid_input"]],
+  ["handle(delivery, Proxy of a non-function)", () => v.handle({ body: good.body, signature: good.token }, trapAll()), ["invalid_input"]],
+  ["handle(delivery, handler, options whose onError getter throws)", () => v.handle({ body: good.body, signature: good.token }, () => {}, getterThrows("onError")), ["invalid_options"]],
 ];
 const sync = [
   ["verifySync(detached ArrayBuffer)", () => v.verifySync(detachedBuffer(), good.token), ["invalid_input"]],
@@ -295,6 +301,23 @@ await checks.run("hostile dedupe stores: a claim() answering a thenable whose th
   await v2.releaseClaim(good.eventId).catch(() => {});
   throws("verifySync with a claim() answering a promise", () => v2.verifySync(good.body, good.token), ["invalid_options"]);
   assert((await v.verify(good.body, good.token)).eventId === good.eventId, "the main verifier broke");
+});
+
+await checks.run("hostile handlers and stores under handle: a handler that is a throwing Proxy, a store whose every answer is hostile: answers, never a throw or a hang", async () => {
+  const fresh = await mint();
+  const delivery = { body: fresh.body, signature: fresh.token };
+  const quiet = { onError: () => {} };
+  const viaProxy = await timed(5000, v.handle(delivery, trapAllFn(), quiet), "handle with a Proxy handler");
+  assert(viaProxy.status === 500, `a handler that throws on call answered ${viaProxy.status}`);
+  const thenable = await timed(5000, v.handle(delivery, () => thenThrows(), quiet), "handle with a thenable handler");
+  assert(thenable.status === 500, `a handler answering a hostile thenable answered ${thenable.status}`);
+  const store = { claim: () => promiseThenThrows("won"), renew: () => thenThrows(), release: hostile, add: () => trapAll() };
+  const withStore = new WebhookVerifier({ jwks, now: NOW, dedupe: store, claimTtlSeconds: 1 });
+  const answer = await timed(5000, withStore.handle({ body: good.body, signature: good.token }, () => {}, quiet), "handle with a hostile store");
+  assert(answer.status === 503, `a claim() whose answer's then throws answered ${answer.status}`);
+  const fresh2 = await mint();
+  const after = await timed(5000, v.handle({ body: fresh2.body, signature: fresh2.token }, () => {}), "handle after them");
+  assert(after.status === 200, `the main verifier's handle answered ${after.status}`);
 });
 
 // ---- item 2: the read deadline ----

@@ -20,8 +20,10 @@ const ENTRIES = [
     name: "docauto/webhooks",
     dir: "webhooks/",
     module: "docauto-webhooks.wasm",
-    has: ["WebhookVerifier", "WebhookVerificationError"],
-    lacks: ["DocAuto", "RealtimeTranscriber"],
+    has: ["WebhookVerifier", "WebhookVerificationError", "redisStore", "postgresStore", "d1Store", "durableObjectStore",
+      "DedupeObject"],
+    // nor the glue's own functions (the node:crypto hand-over, the realm helpers)
+    lacks: ["DocAuto", "RealtimeTranscriber", "__useNodeCrypto"],
   },
   {
     name: "docauto/realtime",
@@ -35,7 +37,7 @@ const ENTRIES = [
     dir: "testing/",
     module: "docauto-testing.wasm",
     has: ["TestSigner", "WebhookVerificationError"],
-    lacks: ["DocAuto", "WebhookVerifier", "RealtimeTranscriber"],
+    lacks: ["DocAuto", "WebhookVerifier", "RealtimeTranscriber", "redisStore"],
   },
   {
     name: "docauto/emulator",

@@ -11,6 +11,7 @@ import { Miniflare } from "miniflare";
 import { bundle } from "./bundle.mjs";
 import { Checks, assert } from "./suite.mjs";
 import { report } from "./common.mjs";
+import { startRedis } from "./dedupe/engines.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const outDir = root + "target/docauto-js/examples/";
@@ -79,6 +80,17 @@ async function exercise(t, name, send, req) {
   });
 }
 
+/** After `exercise`: the same valid delivery again is a processed duplicate (`handle` with a shared store). */
+async function exerciseDuplicate(t, name, send, req) {
+  await t.run(`README ${name}: the same event delivered again gets 200 duplicate (handled once)`, async () => {
+    const res = await send(req.body, req.token);
+    const text = await res.text();
+    assert(res.status === 200, `status ${res.status}: ${text.slice(0, 200)}`);
+    const answer = JSON.parse(text);
+    assert(answer.received === "evt_readme_1" && answer.duplicate === true, `answer ${text}`);
+  });
+}
+
 const post = (url) => (body, token) =>
   fetch(url, { method: "POST", headers: { "x-svc-signature": token, "content-type": "application/json" }, body });
 
@@ -111,8 +123,8 @@ async function withServer(cmd, args, env, port, fn, ms = 60_000) {
 async function main() {
   const examples = extractExamples(readFileSync(root + "README.md", "utf8"));
   const t = new Checks(console.log);
-  const wanted = ["cloudflare-worker", "node-http", "route-handler", "deno-serve", "bun-serve"];
-  await t.run("README has the five runnable examples", () => {
+  const wanted = ["cloudflare-worker", "node-http", "route-handler", "deno-serve", "bun-serve", "handle-worker", "handle-node"];
+  await t.run("README has the seven runnable examples", () => {
     const missing = wanted.filter((n) => !examples[n]);
     assert(missing.length === 0, `missing ${missing}`);
   });
@@ -143,10 +155,11 @@ async function main() {
           method: "POST", headers: { "x-svc-signature": token }, body,
         })), req);
     }
-    if (examples["cloudflare-worker"]) {
-      const dir = outDir + "worker/";
+    for (const [name, extra] of [["cloudflare-worker", {}], ["handle-worker", { durableObjects: { DEDUPE: "DedupeObject" } }]]) {
+      if (!examples[name]) continue;
+      const dir = `${outDir}${name}/`;
       mkdirSync(dir + "wasm", { recursive: true });
-      const { code } = await bundle(`${outDir}cloudflare-worker.mjs`, {
+      const { code } = await bundle(`${outDir}${name}.mjs`, {
         conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"],
       });
       writeFileSync(dir + "worker.mjs", code);
@@ -156,14 +169,27 @@ async function main() {
       const mf = new Miniflare({
         modules: true, scriptPath: dir + "worker.mjs", compatibilityDate: "2025-09-01",
         modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
-        bindings: env,
+        bindings: env, ...extra,
       });
       try {
-        await exercise(t, "Cloudflare Worker", (body, token) => mf.dispatchFetch("http://worker.example/", {
+        const send = (body, token) => mf.dispatchFetch("http://worker.example/", {
           method: "POST", headers: { "x-svc-signature": token }, body,
-        }), req);
+        });
+        await exercise(t, name === "handle-worker" ? "handle in a Cloudflare Worker" : "Cloudflare Worker", send, req);
+        if (name === "handle-worker") await exerciseDuplicate(t, "handle in a Cloudflare Worker", send, req);
       } finally {
         await mf.dispose();
+      }
+    }
+    if (examples["handle-node"]) {
+      const redis = await startRedis();
+      try {
+        await withServer("node", [`${outDir}handle-node.mjs`], { ...env, REDIS_URL: redis.url }, await freePort(), async (url) => {
+          await exercise(t, "handle in a Node server (Redis)", post(url), req);
+          await exerciseDuplicate(t, "handle in a Node server (Redis)", post(url), req);
+        }).catch((e) => t.run("README handle in a Node server (Redis) runs", () => { throw e; }));
+      } finally {
+        await redis.stop();
       }
     }
   } finally {

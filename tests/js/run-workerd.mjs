@@ -12,7 +12,8 @@ const { code, inputs } = await bundle("./worker-entry.mjs", {
   format: "esm",
   external: ["*.wasm"],
 });
-const entries = inputs.filter((i) => i.startsWith("pkg/") && !i.includes("/wasm/"));
+// An entry's own file (not its glue under wasm/, nor a module it imports beside it, such as webhooks/stores.js).
+const entries = inputs.filter((i) => i.startsWith("pkg/") && !i.includes("/wasm/") && !i.endsWith("/stores.js"));
 report("workerd resolution", resolvedCheck("/" + (entries.find((i) => !i.includes("webhooks/")) ?? "none"), "workerd.js"));
 report("workerd resolution (webhooks)", resolvedCheck("/" + (entries.find((i) => i.includes("webhooks/")) ?? "none"), "webhooks/workerd.js"));
 mkdirSync(dir + "wasm", { recursive: true });

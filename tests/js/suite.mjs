@@ -254,7 +254,7 @@ export async function runSuite(docauto, fx, log = console.log) {
     assert(v2.verifySync(fx.goodBody, fx.goodToken).duplicate === true, "second verifySync not flagged duplicate");
   });
 
-  await t.run("dedupe: a claim store gets claim/add/release and two concurrent deliveries run once", async () => {
+  await t.run("dedupe: an unfenced claim store (0.2) gets claim/add/release and two concurrent deliveries run once", async () => {
     const held = new Map();
     const calls = [];
     const tick = () => new Promise((r) => setTimeout(r, 1));
@@ -286,8 +286,226 @@ export async function runSuite(docauto, fx, log = console.log) {
     assert(calls.includes(`claim:${id}:60`), `claim(id, 60) not called (${calls})`);
     assert(calls.includes(`add:${id}:604800`), `add(id, 604800) not called (${calls})`);
     await v2.releaseClaim(id);
-    assert(calls.includes(`release:${id}`), `release(id) not called (${calls})`);
+    assert(!calls.includes(`release:${id}`), `release sent for a claim already marked (${calls})`);
     await rejectsWith(() => v2.verifySync(fx.goodBody, fx.goodToken), "invalid_options");
+  });
+
+  /** A fenced store in memory, atomic per call, that records its calls (the contract of WebhookFencedStore). */
+  const fencedStore = () => {
+    const records = new Map();
+    const calls = [];
+    const live = (id) => {
+      const r = records.get(id);
+      return r && r.until > Date.now() ? r : undefined;
+    };
+    return {
+      calls,
+      records,
+      claim: async (id, ttl, token) => {
+        calls.push(["claim", id, ttl, token]);
+        const r = live(id);
+        if (r) return r.state === "processed" ? "processed" : "claimed";
+        records.set(id, { state: "claimed", token, until: Date.now() + ttl * 1000 });
+        return "won";
+      },
+      renew: async (id, ttl, token) => {
+        calls.push(["renew", id, ttl, token]);
+        const r = live(id);
+        if (!r || r.state !== "claimed" || r.token !== token) return false;
+        r.until = Date.now() + ttl * 1000;
+        return true;
+      },
+      release: async (id, token) => {
+        calls.push(["release", id, token]);
+        const r = records.get(id);
+        if (r && r.state === "claimed" && r.token === token) records.delete(id);
+      },
+      add: async (id, ttl) => {
+        calls.push(["add", id, ttl]);
+        records.set(id, { state: "processed", until: Date.now() + ttl * 1000 });
+      },
+    };
+  };
+  const delivery = (body = fx.goodBody, signature = fx.goodToken) => ({ body, signature });
+  const answer = async (response) => ({ status: response.status, body: await response.json() });
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  await t.run("handle: concurrent copies run the handler once; the others get 409, a later copy 200 duplicate", async () => {
+    const v2 = new WebhookVerifier({ ...base, dedupe: true });
+    let runs = 0;
+    const handler = async () => {
+      runs++;
+      await sleep(30);
+    };
+    const request = () => new Request("https://receiver.example/hooks", {
+      method: "POST", headers: { "x-svc-signature": fx.goodToken }, body: fx.goodBody,
+    });
+    const answers = await Promise.all([v2.handle(request(), handler), v2.handle(delivery(), handler),
+      v2.handle(delivery(new TextEncoder().encode(fx.goodBody)), handler)].map((p) => p.then(answer)));
+    assert(runs === 1, `the handler ran ${runs} times`);
+    const statuses = answers.map((a) => a.status).sort();
+    assert(jsonEqual(statuses, [200, 409, 409]), `statuses ${statuses}`);
+    const won = answers.find((a) => a.status === 200);
+    assert(jsonEqual(won.body, { received: fx.goodEnvelope.eventId }), `body ${JSON.stringify(won.body)}`);
+    assert(answers.filter((a) => a.status === 409).every((a) => a.body.error === "in_progress"), "409 body");
+    const again = await answer(await v2.handle(delivery(), handler));
+    assert(again.status === 200 && again.body.duplicate === true, `a later copy: ${JSON.stringify(again)}`);
+    assert(runs === 1, "a later copy ran the handler");
+  });
+
+  await t.run("handle: a handler that throws answers 500 and releases its claim (the redelivery runs it); onError sees it", async () => {
+    const store = fencedStore();
+    const v2 = new WebhookVerifier({ ...base, dedupe: store });
+    const errors = [];
+    const onError = (error, context) => errors.push([context.stage, context.event.eventId, error.message]);
+    const failing = async () => {
+      throw new Error("boom");
+    };
+    const first = await answer(await v2.handle(delivery(), failing, { onError }));
+    assert(first.status === 500 && first.body.error === "handler_failed", `first: ${JSON.stringify(first)}`);
+    assert(jsonEqual(errors, [["handler", fx.goodEnvelope.eventId, "boom"]]), `onError got ${JSON.stringify(errors)}`);
+    const [claim] = store.calls;
+    const release = store.calls.find((c) => c[0] === "release");
+    assert(release && release[2] === claim[3], `released with the claim's token: ${JSON.stringify(store.calls)}`);
+    assert(/^([0-9a-f]{32}|[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12})$/.test(claim[3]), `the token is a UUID or 32 hex digits: ${claim[3]}`);
+    let ran = 0;
+    const second = await answer(await v2.handle(delivery(), async () => void ran++));
+    assert(second.status === 200 && ran === 1, `the redelivery: ${JSON.stringify(second)}, ran ${ran}`);
+    const tokens = store.calls.filter((c) => c[0] === "claim").map((c) => c[3]);
+    assert(new Set(tokens).size === tokens.length, "each claim has its own token");
+    assert(jsonEqual(store.calls.at(-1).slice(0, 3), ["add", fx.goodEnvelope.eventId, 604800]), "marked for a week");
+  });
+
+  await t.run("handle: a handler slower than claimTtlSeconds keeps its claim (renewed with its token)", async () => {
+    const store = fencedStore();
+    const v2 = new WebhookVerifier({ ...base, dedupe: store, claimTtlSeconds: 1 });
+    const slow = v2.handle(delivery(), () => sleep(1600));
+    await sleep(1200);
+    const copy = await answer(await v2.handle(delivery(), () => {}));
+    assert(copy.status === 409, `a copy after the first ttl: ${JSON.stringify(copy)}`);
+    const done = await answer(await slow);
+    assert(done.status === 200, `the slow handler: ${JSON.stringify(done)}`);
+    const renewals = store.calls.filter((c) => c[0] === "renew");
+    assert(renewals.length >= 3, `${renewals.length} renewals in 1.6 s with a 1 s ttl`);
+    const token = store.calls[0][3];
+    assert(renewals.every((c) => c[2] === 1 && c[3] === token), `renewals ${JSON.stringify(renewals)}`);
+  });
+
+  await t.run("handle: a lost claim aborts the handler's signal and is not released", async () => {
+    const store = fencedStore();
+    const v2 = new WebhookVerifier({ ...base, dedupe: store, claimTtlSeconds: 1 });
+    let signal;
+    const pending = v2.handle(delivery(), async (event, context) => {
+      signal = context.signal;
+      await sleep(150);
+      store.records.set(event.eventId, { state: "claimed", token: "another", until: Date.now() + 60_000 });
+      await new Promise((r) => signal.addEventListener("abort", r));
+      throw new Error("stopped: the claim was lost");
+    }, { onError: () => {} });
+    const lost = await answer(await pending);
+    assert(signal.aborted, "the signal did not abort");
+    assert(lost.status === 500, `answer ${JSON.stringify(lost)}`);
+    assert(!store.calls.some((c) => c[0] === "release"), "released a claim it had lost");
+    assert(store.records.get(fx.goodEnvelope.eventId).token === "another", "the other claim was touched");
+  });
+
+  await t.run("handle: a mark refused at first is tried again, never turned into a release", async () => {
+    const store = fencedStore();
+    const add = store.add;
+    let refusals = 2;
+    store.add = async (...args) => {
+      if (refusals-- > 0) throw new Error("READONLY");
+      return add(...args);
+    };
+    const errors = [];
+    const v2 = new WebhookVerifier({ ...base, dedupe: store });
+    const done = await answer(await v2.handle(delivery(), () => {}, { onError: (e, c) => errors.push(c.stage) }));
+    assert(done.status === 200, `answer ${JSON.stringify(done)}`);
+    assert(!store.calls.some((c) => c[0] === "release"), "a failed mark was turned into a release");
+    assert(store.records.get(fx.goodEnvelope.eventId).state === "processed", "not marked in the end");
+    assert(errors.length === 0, `onError for a mark that succeeded later: ${errors}`);
+  });
+
+  await t.run("handle: refusals answer 400/413 { error }; a missing signature is 400; bad calls reject", async () => {
+    const v2 = new WebhookVerifier({ ...base, dedupe: true, maxBodyBytes: 4096 });
+    let ran = 0;
+    const h = () => void ran++;
+    const tampered = await answer(await v2.handle(delivery(fx.goodBody.replace("}", " }")), h));
+    assert(tampered.status === 400 && tampered.body.error === "body_mismatch", `tampered: ${JSON.stringify(tampered)}`);
+    const big = await answer(await v2.handle(delivery("x".repeat(5000)), h));
+    assert(big.status === 413 && big.body.error === "body_too_large", `big: ${JSON.stringify(big)}`);
+    const unsigned = await answer(await v2.handle({ body: fx.goodBody, signature: undefined }, h));
+    assert(unsigned.status === 400 && unsigned.body.error === "missing_signature", `unsigned: ${JSON.stringify(unsigned)}`);
+    const noHeader = await answer(await v2.handle(new Request("https://r.example/", { method: "POST", body: fx.goodBody }), h));
+    assert(noHeader.status === 400 && noHeader.body.error === "missing_signature", `no header: ${JSON.stringify(noHeader)}`);
+    assert(ran === 0, "the handler ran for a refused delivery");
+    await rejectsWith(() => v2.handle(42, h), "invalid_input");
+    await rejectsWith(() => v2.handle(delivery(), "not a function"), "invalid_input");
+    await rejectsWith(() => v2.handle({ body: 42, signature: fx.goodToken }, h), "invalid_input");
+    await rejectsWith(() => v2.handle(delivery(), h, { onError: 5 }), "invalid_options");
+    await rejectsWith(() => new WebhookVerifier({ ...base, claimTtlSeconds: 0.5 }), "invalid_options");
+    await rejectsWith(() => new WebhookVerifier({ ...base, claimTtlSeconds: "60" }), "invalid_options");
+  });
+
+  await t.run("handle: without dedupe it verifies and runs the handler every time", async () => {
+    let runs = 0;
+    const h = async (event) => {
+      checkEnvelope(event, fx.goodEnvelope);
+      runs++;
+    };
+    const a = await answer(await v.handle(delivery(), h));
+    const b = await answer(await v.handle(delivery(), h));
+    assert(a.status === 200 && b.status === 200 && runs === 2, `${JSON.stringify([a, b])}, ran ${runs}`);
+  });
+
+  await t.run("handle: a store that does not answer within a third of claimTtlSeconds is 503 dedupe_unavailable", async () => {
+    const hung = { claim: () => new Promise(() => {}), renew: async () => true, release: async () => {}, add: async () => {} };
+    const v2 = new WebhookVerifier({ ...base, dedupe: hung, claimTtlSeconds: 1 });
+    const t0 = Date.now();
+    const r = await answer(await v2.handle(delivery(), () => {}, { onError: () => {} }));
+    assert(r.status === 503 && r.body.error === "dedupe_unavailable", `answer ${JSON.stringify(r)}`);
+    assert(Date.now() - t0 < 1500, `took ${Date.now() - t0} ms`);
+    await rejectsWith(() => v2.verify(fx.goodBody, fx.goodToken), "dedupe_unavailable");
+  });
+
+  await t.run("stores: a bad binding or option is invalid_options (a WebhookVerificationError); bad arguments reject invalid_input", async () => {
+    const { redisStore, postgresStore, d1Store, durableObjectStore, WebhookVerificationError } = docauto;
+    const query = async () => ({ rows: [], rowCount: 0 });
+    const namespace = { idFromName: (n) => n, get: () => ({ fetch: async () => new Response("true") }) };
+    for (const [what, make] of [
+      ["redisStore()", () => redisStore()],
+      ["redisStore({ eval: 1 })", () => redisStore({ eval: 1 })],
+      ["redisStore({ eval, prefix: 5 })", () => redisStore({ eval: async () => 1, prefix: 5 })],
+      ["postgresStore({ query, table: injection })", () => postgresStore({ query, table: "t; drop table users" })],
+      ["postgresStore({ query, table: a.b.c })", () => postgresStore({ query, table: "a.b.c" })],
+      ["d1Store({})", () => d1Store({})],
+      ["durableObjectStore({})", () => durableObjectStore({})],
+      ["durableObjectStore(namespace, { shards: 0 })", () => durableObjectStore(namespace, { shards: 0 })],
+      ["durableObjectStore(namespace, { shards: 1.5 })", () => durableObjectStore(namespace, { shards: 1.5 })],
+    ]) {
+      const err = await rejectsWith(make, "invalid_options");
+      assert(err instanceof WebhookVerificationError, `${what}: not a WebhookVerificationError`);
+    }
+    const store = redisStore({ eval: async () => "won" });
+    assert((await store.claim("evt_1", 5, "t")) === "won", "claim through the binding");
+    await rejectsWith(() => store.claim("", 5, "t"), "invalid_input");
+    await rejectsWith(() => store.renew("evt_1", -1, "t"), "invalid_input");
+    await rejectsWith(() => store.release("evt_1", ""), "invalid_input");
+    assert(postgresStore({ query, table: "app.events" }) && durableObjectStore(namespace, { shards: 4 }), "valid options");
+  });
+
+  await t.run("dedupe by hand: renewClaim extends a held claim; release and renew use the claim's token", async () => {
+    const store = fencedStore();
+    const v2 = new WebhookVerifier({ ...base, dedupe: store });
+    const event = await v2.verify(fx.goodBody, fx.goodToken);
+    assert(event.duplicate === false, "the first delivery is a duplicate");
+    const token = store.calls[0][3];
+    assert((await v2.renewClaim(event)) === true, "renewClaim of a held claim");
+    assert(jsonEqual(store.calls[1], ["renew", fx.goodEnvelope.eventId, 60, token]), `renew ${JSON.stringify(store.calls[1])}`);
+    await v2.releaseClaim(event.eventId);
+    assert(jsonEqual(store.calls[2], ["release", fx.goodEnvelope.eventId, token]), `release ${JSON.stringify(store.calls[2])}`);
+    assert((await v2.renewClaim(event)) === false, "renewClaim after the release");
+    await rejectsWith(() => v.renewClaim(event), "invalid_options");
   });
 
   await t.run("dedupe: a check-then-add store (has/add) still works", async () => {

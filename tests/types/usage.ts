@@ -1,7 +1,12 @@
 // Type-checked with `tsc --strict` (tests/types/tsconfig.json) against the built package: every export used with
 // its real types, the event union narrowed on `type`. Never executed.
 import {
+  DedupeObject,
   WebhookVerifier,
+  d1Store,
+  durableObjectStore,
+  postgresStore,
+  redisStore,
   type AgentRunEventData,
   type AgentRunStatus,
   type JsonWebKey,
@@ -14,6 +19,9 @@ import {
   type WebhookEnvelope,
   type WebhookErrorCode,
   type WebhookEvent,
+  type WebhookFencedStore,
+  type WebhookHandleOptions,
+  type WebhookStore,
   type WebhookVerificationError,
   type WebhookVerifierOptions,
 } from "docauto/webhooks";
@@ -127,3 +135,44 @@ void byKeys.verify(42, "header");
 void new WebhookVerifier({ jwksUri: "https://x" });
 // @ts-expect-error: a narrowed event has no other type's payload
 void ((e: WebhookEvent) => e.type === "space.expired" && e.data.approval);
+
+// handle, fenced stores and the shipped adapters.
+const viaRedis: WebhookStore = redisStore({ eval: async (script: string, keys: string[], args: string[]) => [script, keys, args] });
+const viaPostgres: WebhookStore = postgresStore({
+  query: async (text: string, params: unknown[]) => ({ rows: [{ answer: text }], rowCount: params.length }),
+  table: "app.webhook_events",
+});
+const viaD1: WebhookStore = d1Store({ prepare: (query: string) => query, batch: async (statements: unknown[]) => statements });
+const namespace = {
+  idFromName: (name: string) => name,
+  get: (id: never) => ({ fetch: async (input: string, init: { method: string; body: string }) => new Response(`${id}${input}${init.body}`) }),
+};
+const viaObjects: WebhookStore = durableObjectStore(namespace, { shards: 8 });
+export class AppDedupe extends DedupeObject {}
+const ownStore: WebhookFencedStore = {
+  claim: async (id: string, ttlSeconds: number, token: string) => (id && ttlSeconds && token ? "won" : "claimed"),
+  renew: () => true,
+  release: () => undefined,
+  add: async () => {},
+};
+const handleOptions: WebhookHandleOptions = {
+  onError: (error: unknown, { event, stage }) => console.log(error, event.eventId, stage),
+};
+const fleet = new WebhookVerifier({ jwks, dedupe: viaRedis, claimTtlSeconds: 30 });
+async function route(request: Request): Promise<Response> {
+  const a: Response = await fleet.handle(request, async (event: VerifiedWebhookEvent, { signal }: { signal: AbortSignal }) => {
+    if (!signal.aborted) console.log(event.eventId);
+  }, handleOptions);
+  const b: Response = await fleet.handle({ body: new Uint8Array(2), signature: request.headers.get("x-svc-signature") }, () => {});
+  const renewed: boolean = await fleet.renewClaim("evt_1");
+  await viaPostgres.setup();
+  const answer: "won" | "claimed" | "processed" = await viaD1.claim("evt_1", 60, "token");
+  const released: boolean = await viaObjects.release("evt_1", "token");
+  void new WebhookVerifier({ jwks, dedupe: ownStore });
+  return renewed && released && answer === "won" ? a : b;
+}
+void route;
+// @ts-expect-error: handle needs a handler
+void fleet.handle(new Request("https://x.example"));
+// @ts-expect-error: redisStore needs an eval binding
+void redisStore({ prefix: "x" });

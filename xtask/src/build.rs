@@ -74,6 +74,9 @@ pub struct Entry {
     source: Source,
     /// Cargo target dir, so the entries do not rebuild each other.
     target_dir: &'static str,
+    /// JS modules of the entry beside its glue (each with a `.d.ts` of the same stem next to it), copied into the
+    /// entry folder and re-exported by it: code that only calls bindings it is given, smaller as JS than as wasm.
+    modules: &'static [&'static str],
     /// Cargo profile (Cargo.toml): `release` (opt-level 3) for the modules whose calls are speed-bound (the client,
     /// the verifier); `wasm-size` (opt-level "s", the crypto crates at 3) for the test signer; `wasm-realtime` ("z")
     /// for `docauto/realtime`, whose resampler stays well above its speed floor; `wasm-emulator` ("z") for the
@@ -96,6 +99,7 @@ pub const ENTRIES: &[Entry] = &[
         },
         target_dir: "target/client",
         profile: "release",
+        modules: &[],
     },
     Entry {
         name: "docauto/webhooks",
@@ -106,6 +110,7 @@ pub const ENTRIES: &[Entry] = &[
         },
         target_dir: "target/webhooks",
         profile: "release",
+        modules: &["src/wasm/webhook/stores.js"],
     },
     Entry {
         name: "docauto/realtime",
@@ -116,6 +121,7 @@ pub const ENTRIES: &[Entry] = &[
         },
         target_dir: "target/realtime",
         profile: "wasm-realtime",
+        modules: &[],
     },
     Entry {
         name: "docauto/testing",
@@ -126,6 +132,7 @@ pub const ENTRIES: &[Entry] = &[
         },
         target_dir: "target/testing",
         profile: "wasm-size",
+        modules: &[],
     },
     Entry {
         name: "docauto/emulator",
@@ -134,6 +141,7 @@ pub const ENTRIES: &[Entry] = &[
         source: Source::Emulator,
         target_dir: "target/emulator",
         profile: "wasm-emulator",
+        modules: &[],
     },
 ];
 
@@ -284,7 +292,12 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
         ));
     }
     values.extend(error_classes.iter().cloned());
-    let dts_line = reexport(&values, &types);
+    let mut dts_line = reexport(&values, &types);
+    for module in entry.modules {
+        let (js, dts) = entry_module(r, module, &errors_path, &out)?;
+        js_line.push_str(&js);
+        dts_line.push_str(&dts);
+    }
     let verifies = glue_exports(&glue_js, NODE_CRYPTO);
     for name in TEMPLATES {
         let src = read(&r.join("pkg-template").join(name))?;
@@ -295,7 +308,19 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
             // the ESM `.d.ts` from it is an error under `module: node16`.
             src.replace(
                 "// @EXPORTS@",
-                &dts_line.replace("\"./wasm/docauto.js\"", "\"./wasm/docauto.cjs\""),
+                &entry
+                    .modules
+                    .iter()
+                    .filter_map(|m| Path::new(m).file_name().and_then(|f| f.to_str()))
+                    .fold(
+                        dts_line.replace("\"./wasm/docauto.js\"", "\"./wasm/docauto.cjs\""),
+                        |line, file| {
+                            line.replace(
+                                &format!("\"./{file}\""),
+                                &format!("\"./{}\"", file.replace(".js", ".cjs")),
+                            )
+                        },
+                    ),
             )
         } else {
             entry_source(&src, &js_line, entry.module, verifies)
@@ -311,6 +336,41 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
         entry.wasm_path()
     ));
     Ok(())
+}
+
+/// Copies a JS module of an entry (`src/...js`, its `.d.ts` beside it) into the entry folder, its `@ERRORS@` the path
+/// of the glue's error classes under `wasm/` (so `instanceof` holds for its errors too), with a `.d.cts` twin that
+/// imports the CommonJS declarations. Returns the lines that re-export it from the entry's JS and declarations.
+fn entry_module(
+    r: &Path,
+    module: &str,
+    errors_path: &str,
+    out: &Path,
+) -> Result<(String, String), String> {
+    let js = read(&r.join(module))?.replace("@ERRORS@", errors_path);
+    let file = Path::new(module)
+        .file_name()
+        .and_then(|f| f.to_str())
+        .ok_or_else(|| format!("{module}: no file name"))?;
+    let stem = file.trim_end_matches(".js");
+    let dts = read(&r.join(module.replace(".js", ".d.ts")))?;
+    write(&out.join(file), &js)?;
+    write(&out.join(format!("{stem}.d.ts")), &dts)?;
+    write(
+        &out.join(format!("{stem}.d.cts")),
+        &dts.replace("\"./wasm/docauto.js\"", "\"./wasm/docauto.cjs\""),
+    )?;
+    let values = exported_names(&js, &["function", "class", "const"]);
+    let types: Vec<String> = exported_names(&dts, &["interface", "type"])
+        .into_iter()
+        .map(|t| format!("type {t}"))
+        .collect();
+    let js_line = format!("\nexport {{ {} }} from \"./{file}\";", values.join(", "));
+    let dts_line = format!(
+        "\nexport {{ {} }} from \"./{file}\";",
+        [values, types].concat().join(", ")
+    );
+    Ok((js_line, dts_line))
 }
 
 /// `docauto/emulator`'s files: copied from pkg-template/emulator/ (the bin executable), beside its glue and module.

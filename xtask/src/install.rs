@@ -1,5 +1,5 @@
 //! `cargo xtask install`: the wasm target, wasm-bindgen-cli (same version as the crate), npm tooling, Debian
-//! packages (Chromium, espeak-ng, sox, Firefox ESR, PulseAudio).
+//! packages (Chromium, espeak-ng, sox, Firefox ESR, PulseAudio, Redis, PostgreSQL).
 
 use crate::util::{self, root, step};
 use std::path::Path;
@@ -153,7 +153,9 @@ fn newer(a: &Path, b: &Path) -> bool {
 /// Debian packages the suites need, each with the file that shows it is installed: Chromium and its driver (browser
 /// suites), espeak-ng and sox (the speech WAV of the fake microphone in the realtime and demo suites), firefox-esr
 /// (the Firefox suites, driven by puppeteer-core) and pulseaudio (headless Firefox runs an AudioContext only with a
-/// sound server; `tests/js/firefox.mjs` starts it with a null sink).
+/// sound server; `tests/js/firefox.mjs` starts it with a null sink), redis-server and postgresql (the dedupe stores'
+/// engines: `tests/js/dedupe/engines.mjs` starts each in a temporary directory). A `*` in a file stands for one
+/// folder name (PostgreSQL's major version).
 const APT_PACKAGES: &[(&str, &str)] = &[
     ("chromium", "/usr/bin/chromium"),
     ("chromium-driver", "/usr/bin/chromedriver"),
@@ -161,13 +163,25 @@ const APT_PACKAGES: &[(&str, &str)] = &[
     ("sox", "/usr/bin/sox"),
     ("firefox-esr", "/usr/bin/firefox-esr"),
     ("pulseaudio", "/usr/bin/pulseaudio"),
+    ("redis-server", "/usr/bin/redis-server"),
+    ("postgresql", "/usr/lib/postgresql/*/bin/postgres"),
 ];
+
+/// Whether `file` exists; a `*` in it matches any one folder name.
+fn installed(file: &str) -> bool {
+    match file.split_once("/*/") {
+        None => Path::new(file).exists(),
+        Some((dir, rest)) => std::fs::read_dir(dir)
+            .map(|entries| entries.flatten().any(|e| e.path().join(rest).exists()))
+            .unwrap_or(false),
+    }
+}
 
 /// Installs the missing [`APT_PACKAGES`] with one `apt-get install` (as root; otherwise says what to install).
 fn debian_packages() -> Result<(), String> {
     let missing: Vec<&str> = APT_PACKAGES
         .iter()
-        .filter(|(_, file)| !Path::new(file).exists())
+        .filter(|(_, file)| !installed(file))
         .map(|(name, _)| *name)
         .collect();
     if missing.is_empty() {
@@ -203,6 +217,21 @@ fn debian_packages() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_installed_file_may_name_any_one_folder() {
+        let dir = std::env::temp_dir().join(format!("xtask-installed-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("15/bin")).unwrap();
+        std::fs::write(dir.join("15/bin/postgres"), "").unwrap();
+        let pattern = |rest: &str| format!("{}/*/{rest}", dir.display());
+        assert!(installed(&pattern("bin/postgres")));
+        assert!(!installed(&pattern("bin/initdb")));
+        assert!(installed(
+            &dir.join("15/bin/postgres").display().to_string()
+        ));
+        assert!(!installed("/nonexistent-dir/*/bin/postgres"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 
     #[test]
     fn declared_packages_are_read_from_the_dependency_objects() {

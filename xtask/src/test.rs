@@ -426,6 +426,16 @@ fn js_suites(t: &mut Tally) {
             180,
         ),
         (
+            "dedupe: exactly once across 8 Node processes (Redis via node-redis, ioredis, @upstash/redis; PostgreSQL)",
+            node("tests/js/dedupe/fleet-node.mjs"),
+            600,
+        ),
+        (
+            "dedupe: exactly once across 8 Workers (D1, Durable Objects; miniflare)",
+            node("tests/js/dedupe/fleet-workers.mjs"),
+            300,
+        ),
+        (
             "docauto/emulator: node, deno, bun (full flow in-process and listening; each process exits after close)",
             node("tests/js/emulator/runtimes.mjs"),
             300,

@@ -54,6 +54,11 @@ export type WebhookVerifierDataOptions = {
    * body still arriving after it is refused with code `body_timeout`, and its stream is cancelled.
    */
   bodyTimeoutMs?: number;
+  /**
+   * Lease of a dedupe claim, in seconds (1 to 604800). Default 60. `handle` renews it at a third of this while the
+   * handler runs; a crashed instance (no renewal) holds the event this long, after which a redelivery is handled.
+   */
+  claimTtlSeconds?: number;
 };
 
 /** Stable codes of a failed verification. */
@@ -77,4 +82,5 @@ export type WebhookErrorCode =
   | "invalid_options"
   | "keys_not_loaded"
   | "body_too_large"
-  | "body_timeout";
+  | "body_timeout"
+  | "dedupe_unavailable";

@@ -8,6 +8,7 @@
 mod body_limit;
 mod claims;
 mod dedupe;
+mod handle;
 mod key_fetch;
 
 use std::cell::RefCell;
@@ -22,14 +23,14 @@ use wasm_bindgen_futures::future_to_promise;
 
 use self::body_limit::{bounded_body, read_capped, Body};
 use self::claims::envelope;
-use self::dedupe::{event_id_of, set_claim, store_method, Dedupe};
+use self::dedupe::{event_id_of, set_claim, Dedupe};
 use super::host_crypto::{Call, HostCrypto};
 use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike};
 use crate::json::Json;
 use crate::webhook::body_limit::check_declared;
 use crate::webhook::claims::{precheck, sha256, Prechecked};
-use crate::webhook::dedupe::{store_kind, MemoryDedupe, StoreKind, DEFAULT_TTL};
+use crate::webhook::dedupe::{store_kind, HeldClaims, MemoryDedupe};
 use crate::webhook::jwk::PublicKey;
 use crate::webhook::jws::CompactJws;
 use crate::webhook::key_cache::{KeyCache, Lookup};
@@ -57,6 +58,10 @@ struct VerifierState {
     tolerance: f64,
     clock: Clock,
     dedupe: Dedupe,
+    /// Lease of a claim, in seconds (`claimTtlSeconds`).
+    claim_ttl: f64,
+    /// The claims `verify` took and holds (their tokens fence `markProcessed`, `renewClaim`, `releaseClaim`).
+    held: RefCell<HeldClaims>,
 }
 
 /// Verifies the API's signed webhooks (ES256 JWS in `x-svc-signature`) against its JWKS.
@@ -164,6 +169,8 @@ impl WebhookVerifier {
                 tolerance: config.tolerance,
                 clock,
                 dedupe,
+                claim_ttl: config.claim_ttl,
+                held: RefCell::new(HeldClaims::default()),
             }),
         })
     }
@@ -229,37 +236,7 @@ impl WebhookVerifier {
     ) -> Promise {
         let inner = self.inner.clone();
         promise(async move {
-            if !request.is_object() {
-                return Err(interop::webhook_failure(
-                    ErrorCode::InvalidInput,
-                    "verifyRequest takes a Fetch API Request",
-                ));
-            }
-            let message: MessageLike = request.unchecked_into();
-            let header = platform::header(&message, SIGNATURE_HEADER)
-                .map_err(|_| {
-                    interop::webhook_failure(
-                        ErrorCode::InvalidInput,
-                        "verifyRequest takes a Fetch API Request",
-                    )
-                })?
-                .ok_or_else(|| {
-                    interop::webhook_failure(
-                        ErrorCode::MissingSignature,
-                        "the request has no x-svc-signature header",
-                    )
-                })?;
-            // The token's shape and the declared length are checked before any body byte is read.
-            jws::parse_compact(&header).map_err(interop::webhook_error)?;
-            let declared = platform::header(&message, "content-length").ok().flatten();
-            check_declared(declared.as_deref(), inner.max_body).map_err(interop::webhook_error)?;
-            // A stalled stream ends at the read deadline (`bodyTimeoutMs`), cancelled.
-            let deadline = platform::Deadline::start(inner.body_timeout_ms);
-            let bytes = read_capped(&message, inner.max_body, &deadline)
-                .await
-                .map_err(|e| interop::webhook_error(e.error()))?;
-            drop(deadline);
-            let body = Body::Copied(RawBody { bytes, text: None });
+            let (body, header) = inner.read_request(&request).await?;
             inner.verify(body, header).await
         })
     }
@@ -326,8 +303,8 @@ impl WebhookVerifier {
         })
     }
 
-    /// Marks an event (or an `eventId`) processed: the claim its `verify` took becomes a mark that later deliveries
-    /// see as `duplicate: true` for a week (an unconfirmed claim lapses after 60 s).
+    /// Marks an event (or an `eventId`) processed: whoever holds a claim on it, later deliveries are duplicates
+    /// (`duplicate: true`) for a week.
     #[wasm_bindgen(js_name = markProcessed, unchecked_return_type = "Promise<void>")]
     pub fn mark_processed(
         &self,
@@ -337,28 +314,51 @@ impl WebhookVerifier {
         let inner = self.inner.clone();
         promise(async move {
             let id = event_id_of(&event_or_id, "markProcessed takes an event or its eventId")?;
-            match &inner.dedupe {
-                Dedupe::Off => {
-                    return Err(invalid_options("markProcessed needs the dedupe option"))
-                }
-                Dedupe::Memory(store) => {
-                    // The clock first: a `now` function of the caller's may call this verifier again.
-                    let now = inner.window()?.now;
-                    store.borrow_mut().confirm(&id, now);
-                }
-                Dedupe::Store(_, store) => {
-                    let add = store_method(store, "add")?;
-                    let ttl = JsValue::from_f64(DEFAULT_TTL);
-                    interop::settle(add.call2(store, &id.into(), &ttl)?).await?;
-                }
-            }
+            // The clock first: a `now` function of the caller's may call this verifier again.
+            let now = inner.window()?.now;
+            inner.mark(&id, now).await?;
+            inner.held.borrow_mut().forget(&id);
             Ok(JsValue::UNDEFINED)
         })
     }
 
+    /// Extends the lease of the claim `verify` took on an event (or an `eventId`) by `claimTtlSeconds`, for a handler
+    /// that runs longer than that: resolves `true` when extended, `false` when the claim is no longer this verifier's
+    /// (it lapsed, another instance took the event, or it was marked). `handle` renews by itself.
+    #[wasm_bindgen(js_name = renewClaim, unchecked_return_type = "Promise<boolean>")]
+    pub fn renew_claim(
+        &self,
+        #[wasm_bindgen(js_name = eventOrId, unchecked_param_type = "WebhookEvent | string")]
+        event_or_id: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        promise(async move {
+            let id = event_id_of(&event_or_id, "renewClaim takes an event or its eventId")?;
+            if matches!(inner.dedupe, Dedupe::Off) {
+                return Err(invalid_options("renewClaim needs the dedupe option"));
+            }
+            let Some(token) = inner.held_token(&id) else {
+                return Ok(JsValue::FALSE);
+            };
+            let now = inner.window()?.now;
+            let sent_at = platform::now_seconds();
+            let held = inner.renew(&id, &token, inner.claim_ttl, now).await?;
+            if held {
+                inner
+                    .held
+                    .borrow_mut()
+                    .renewed(&id, sent_at + inner.claim_ttl);
+            } else {
+                inner.held.borrow_mut().forget(&id);
+            }
+            Ok(held.into())
+        })
+    }
+
     /// Gives up the claim `verify` took on an event (or an `eventId`), for example when its handler failed: the
-    /// service's next delivery of it is processed (`duplicate: false`). A processed mark stays. A no-op with a
-    /// check-then-add store (`has`/`add`), which takes no claims.
+    /// service's next delivery of it is handled (`duplicate: false`). Only a claim this verifier still holds is
+    /// released (a lapsed one may be another instance's now); a processed mark stays. A no-op with a check-then-add
+    /// store (`has`/`add`), which takes no claims.
     #[wasm_bindgen(js_name = releaseClaim, unchecked_return_type = "Promise<void>")]
     pub fn release_claim(
         &self,
@@ -368,17 +368,42 @@ impl WebhookVerifier {
         let inner = self.inner.clone();
         promise(async move {
             let id = event_id_of(&event_or_id, "releaseClaim takes an event or its eventId")?;
-            match &inner.dedupe {
-                Dedupe::Off => return Err(invalid_options("releaseClaim needs the dedupe option")),
-                Dedupe::Memory(store) => store.borrow_mut().release(&id),
-                Dedupe::Store(StoreKind::Claims, store) => {
-                    let release = store_method(store, "release")?;
-                    interop::settle(release.call1(store, &id.into())?).await?;
-                }
-                Dedupe::Store(StoreKind::CheckThenAdd, _) => {}
+            if matches!(inner.dedupe, Dedupe::Off) {
+                return Err(invalid_options("releaseClaim needs the dedupe option"));
+            }
+            if let Some(token) = inner.held_token(&id) {
+                inner.held.borrow_mut().forget(&id);
+                inner.release(&id, &token).await?;
             }
             Ok(JsValue::UNDEFINED)
         })
+    }
+
+    /// Handles one delivery from end to end: verifies it, claims its event, runs `handler(event, { signal })` while
+    /// renewing the claim, marks the event processed, and resolves to the `Response` to answer with (200 handled
+    /// now or before; 409 another instance's claim is live; 400 or 413 `{ "error": code }` refused; 500 the handler
+    /// threw and its claim was released; 503 the store or the key set could not be reached). `input` is a `Request`
+    /// or `{ body, signature }` (the raw body, and the `x-svc-signature` value). `signal` aborts when the claim was
+    /// lost (another instance may be handling the event). Failures are passed to `options.onError(error, { event,
+    /// stage })`, by default `console.error`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Response>")]
+    pub fn handle(
+        &self,
+        #[wasm_bindgen(
+            unchecked_param_type = "Request | { body: string | Uint8Array | ArrayBuffer; signature: string | null | undefined }"
+        )]
+        input: JsValue,
+        #[wasm_bindgen(
+            unchecked_param_type = "(event: VerifiedWebhookEvent, context: { signal: AbortSignal }) => unknown"
+        )]
+        handler: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "WebhookHandleOptions")] options: Option<
+            JsValue,
+        >,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        promise(async move { inner.handle(input, handler, options).await })
     }
 }
 
@@ -560,16 +585,61 @@ impl VerifierState {
         Ok(event)
     }
 
-    async fn verify(self: Rc<Self>, body: Body, header: String) -> Result<JsValue, JsValue> {
+    /// The checks of one delivery, without its claim: the ids and the event.
+    async fn verified(
+        self: &Rc<Self>,
+        body: Body,
+        header: String,
+    ) -> Result<(EventIds, JsValue), JsValue> {
         let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
         let key = self.key_for(token.kid()).await?;
         let answer = self.hosts.answer(Call::Async, &key, &token).await;
         let window = self.window()?;
-        let (ids, event) = self.check(&key, &token, answer, &body, window)?;
-        if let Some(claim) = self.is_duplicate(&ids.event_id, window.now).await? {
+        self.check(&key, &token, answer, &body, window)
+    }
+
+    async fn verify(self: Rc<Self>, body: Body, header: String) -> Result<JsValue, JsValue> {
+        let (ids, event) = self.verified(body, header).await?;
+        let now = self.window()?.now;
+        if let Some(claim) = self.is_duplicate(&ids.event_id, now).await? {
             set_claim(&event, claim);
         }
         Ok(event)
+    }
+
+    /// A Fetch API `Request`'s body (read under its cap and deadline) and `x-svc-signature` header.
+    async fn read_request(&self, request: &JsValue) -> Result<(Body, String), JsValue> {
+        if !request.is_object() {
+            return Err(interop::webhook_failure(
+                ErrorCode::InvalidInput,
+                "verifyRequest takes a Fetch API Request",
+            ));
+        }
+        let message: &MessageLike = request.unchecked_ref();
+        let header = platform::header(message, SIGNATURE_HEADER)
+            .map_err(|_| {
+                interop::webhook_failure(
+                    ErrorCode::InvalidInput,
+                    "verifyRequest takes a Fetch API Request",
+                )
+            })?
+            .ok_or_else(|| {
+                interop::webhook_failure(
+                    ErrorCode::MissingSignature,
+                    "the request has no x-svc-signature header",
+                )
+            })?;
+        // The token's shape and the declared length are checked before any body byte is read.
+        jws::parse_compact(&header).map_err(interop::webhook_error)?;
+        let declared = platform::header(message, "content-length").ok().flatten();
+        check_declared(declared.as_deref(), self.max_body).map_err(interop::webhook_error)?;
+        // A stalled stream ends at the read deadline (`bodyTimeoutMs`), cancelled.
+        let deadline = platform::Deadline::start(self.body_timeout_ms);
+        let bytes = read_capped(message, self.max_body, &deadline)
+            .await
+            .map_err(|e| interop::webhook_error(e.error()))?;
+        drop(deadline);
+        Ok((Body::Copied(RawBody { bytes, text: None }), header))
     }
 }
 
