@@ -322,7 +322,14 @@ fn emulator_conformance(t: &mut Tally, prefix: &str, node_dir: Option<&Path>) {
 
 /// The client's `node --test` files (tests/js/client/NAME.test.mjs), run on every Node line.
 const CLIENT_TESTS: &[&str] = &[
-    "agents", "client", "faults", "files", "scripted", "verbs", "webhooks",
+    "agents",
+    "client",
+    "faults",
+    "files",
+    "node-lines",
+    "scripted",
+    "verbs",
+    "webhooks",
 ];
 
 /// The JS suites: each script prints `RESULT {"suite":..,"passed":N,"failed":M}` lines.
