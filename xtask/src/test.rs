@@ -1,8 +1,11 @@
 //! `cargo xtask test`: every suite, each contributing counts; the last line is `N passed, N failed`.
 
 use crate::util::{self, root, step};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
+
+mod node_lines;
 
 /// Running totals over all suites, and the checks that are not tests (fmt, clippy, tsc): those are reported on
 /// their own line and fail the run, but are not counted as tests.
@@ -12,6 +15,8 @@ struct Tally {
     failed: u64,
     notes: Vec<String>,
     checks: Vec<(String, bool)>,
+    /// One summary line per Node line (`node_lines`).
+    lines: Vec<String>,
 }
 
 impl Tally {
@@ -46,7 +51,8 @@ pub fn test() -> Result<bool, String> {
     wasm_bindgen_tests(&mut t, "wasm-chromium", true);
     if setup.is_ok() {
         js_suites(&mut t);
-        emulator_conformance(&mut t);
+        emulator_conformance(&mut t, "", None);
+        node_lines::run(&mut t);
     } else {
         t.check("package suites", false, "not run: pkg/ was not built");
     }
@@ -62,6 +68,12 @@ pub fn test() -> Result<bool, String> {
         .iter()
         .map(|(name, ok)| format!("{name} {}", if *ok { "ok" } else { "FAILED" }))
         .collect();
+    if !t.lines.is_empty() {
+        println!("Node lines:");
+        for l in &t.lines {
+            println!("  {l}");
+        }
+    }
     println!("checks (not counted as tests): {}", checks.join(", "));
     println!("{} passed, {} failed", t.passed, t.failed);
     Ok(t.failed == 0 && t.checks.iter().all(|(_, ok)| *ok))
@@ -272,10 +284,14 @@ fn count_before(s: &str, suffix: &str) -> u64 {
 const NATIVE_ONLY_EMULATOR_TESTS: &[&str] = &["durability"];
 
 /// The emulator's integration tests again, against the npm package's `docauto-emulator` command (the wasm build,
-/// pkg/emulator/bin.js): `DOCAUTO_EMULATOR_BIN` makes their harness start it instead of the native emulator.
-fn emulator_conformance(t: &mut Tally) {
+/// pkg/emulator/bin.js): `DOCAUTO_EMULATOR_BIN` makes their harness start it (`node bin.js`) instead of the native
+/// emulator. `node_dir`: a folder put first on PATH, so that its `node` runs the command (`node_lines`); the suite's
+/// name then starts with `prefix`.
+fn emulator_conformance(t: &mut Tally, prefix: &str, node_dir: Option<&Path>) {
     let r = root();
-    let name = "cargo test -p docauto-emulator against npx docauto-emulator (wasm build)";
+    let name = &format!(
+        "{prefix}cargo test -p docauto-emulator against npx docauto-emulator (wasm build)"
+    );
     let mut files: Vec<String> = match std::fs::read_dir(r.join("emulator/tests")) {
         Ok(d) => d
             .flatten()
@@ -297,9 +313,24 @@ fn emulator_conformance(t: &mut Tally) {
         c.args(["--test", f]);
     }
     c.env("DOCAUTO_EMULATOR_BIN", r.join("pkg/emulator/bin.js"));
+    if let Some(dir) = node_dir {
+        c.env("PATH", node_lines::path_with(dir));
+    }
     let res = util::run_capture(&mut c, Duration::from_secs(20 * 60), true);
     add_libtest(t, name, res);
 }
+
+/// The client's `node --test` files (tests/js/client/NAME.test.mjs), run on every Node line.
+const CLIENT_TESTS: &[&str] = &[
+    "agents",
+    "client",
+    "faults",
+    "files",
+    "node-lines",
+    "scripted",
+    "verbs",
+    "webhooks",
+];
 
 /// The JS suites: each script prints `RESULT {"suite":..,"passed":N,"failed":M}` lines.
 fn js_suites(t: &mut Tally) {
@@ -470,9 +501,7 @@ fn js_suites(t: &mut Tally) {
     step("client end to end against the emulator: node --test tests/js/client/");
     let mut client = Command::new("node");
     client.args(["--test", "--test-reporter=tap", "--test-concurrency=1"]);
-    for file in [
-        "agents", "client", "faults", "files", "scripted", "verbs", "webhooks",
-    ] {
+    for file in CLIENT_TESTS {
         client.arg(format!("tests/js/client/{file}.test.mjs"));
     }
     let res = util::run_capture(client.current_dir(&r), Duration::from_secs(600), true);

@@ -227,11 +227,12 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
       controller?.abort();
       finish(reject, { kind: "aborted", message: "aborted" });
     };
+    let unlisten;
     const finish = (settle, value) => {
       if (settled) return;
       settled = true;
       deadline?.cancel();
-      if (signal) signal.removeEventListener?.("abort", onAbort);
+      unlisten?.();
       settle(value);
     };
     if (signal) {
@@ -239,7 +240,7 @@ export function attempt(fetchFn, url, method, headerLines, body, redirect, timeo
         onAbort();
         return;
       }
-      signal.addEventListener?.("abort", onAbort);
+      unlisten = whenAborted(signal, onAbort);
     }
     deadline = startDeadline(timeoutMs, () => {
       controller?.abort();
@@ -753,14 +754,50 @@ function pause(ms, signal) {
       resolve(false);
       return;
     }
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
+    let unlisten;
     const timer = setTimeout(() => {
-      signal?.removeEventListener?.("abort", onAbort);
+      unlisten?.();
       resolve(true);
     }, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
-    signal?.addEventListener?.("abort", onAbort, { once: true });
+    if (signal) {
+      unlisten = whenAborted(signal, () => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+    }
   });
+}
+
+// The callbacks waiting on each caller's signal (attempts and pauses of every call it was given to), behind one
+// "abort" listener of ours per signal: a signal shared by many concurrent calls (one request's signal for its
+// fan-out) is normal use, and Node 20 warns from the 11th listener on one signal ("MaxListenersExceededWarning:
+// Possible EventTarget memory leak detected"; Node 22 and later do not). The listener is removed when its last
+// callback is.
+const signalWaiters = new WeakMap();
+
+/**
+ * Calls `callback` once when `signal` fires "abort"; returns the function that stops waiting. A value that is not an
+ * object (or has no `addEventListener`) is never waited on, as before.
+ */
+function whenAborted(signal, callback) {
+  if ((typeof signal !== "object" && typeof signal !== "function") || signal === null) return undefined;
+  let waiters = signalWaiters.get(signal);
+  if (!waiters) {
+    const callbacks = new Set();
+    const onAbort = () => {
+      signalWaiters.delete(signal);
+      for (const waiter of callbacks) waiter();
+    };
+    if (typeof signal.addEventListener !== "function") return undefined;
+    signal.addEventListener("abort", onAbort, { once: true });
+    waiters = { callbacks, onAbort };
+    signalWaiters.set(signal, waiters);
+  }
+  const { callbacks } = waiters;
+  callbacks.add(callback);
+  return () => {
+    if (!callbacks.delete(callback) || callbacks.size > 0 || signalWaiters.get(signal) !== waiters) return;
+    signalWaiters.delete(signal);
+    signal.removeEventListener?.("abort", waiters.onAbort);
+  };
 }

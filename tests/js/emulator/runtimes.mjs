@@ -3,16 +3,18 @@
 // delivery to keep it alive (run.mjs never calls process.exit).
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { report } from "../common.mjs";
+import { onlyRuntimes, report } from "../common.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = (b) => `${root}node_modules/.bin/${b}`;
 const script = "tests/js/emulator/run.mjs";
-const runtimes = [
+const all = [
   ["node", process.execPath, [script]],
   ["deno", bin("deno"), ["run", "--allow-read", "--allow-net", "--allow-env", script]],
   ["bun", bin("bun"), [script]],
 ];
+const only = onlyRuntimes(all.map(([name]) => name));
+const runtimes = all.filter(([name]) => only.includes(name));
 
 for (const [name, cmd, args] of runtimes) {
   const child = spawn(cmd, args, { cwd: root, env: { ...process.env, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" } });

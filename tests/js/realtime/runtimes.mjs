@@ -1,21 +1,25 @@
-// `sendAudio` in server runtimes against the emulator: Node (with the `ws` package where there is no global
-// WebSocket), Deno and Bun (their global WebSocket). Each runs send-tone.mjs with a fresh session URL.
+// `sendAudio` in server runtimes against the emulator: Node (its global WebSocket from Node 22 on, the `ws` package
+// in Node 20, which has none), Deno and Bun (their global WebSocket). Each runs send-tone.mjs with a fresh session URL,
+// under the Node that runs this file.
 //
-// Run: `node tests/js/realtime/runtimes.mjs` (pkg/ or DOCAUTO_GLUE_DIR; the emulator or DOCAUTO_EMULATOR).
+// Run: `node tests/js/realtime/runtimes.mjs [--only node]` (pkg/ or DOCAUTO_GLUE_DIR; the emulator or
+// DOCAUTO_EMULATOR).
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";
 import { ROOT, startEmulator, createSession, runner, sdkLocation } from "./harness.mjs";
-import { readWasmIn } from "../common.mjs";
+import { onlyRuntimes, readWasmIn } from "../common.mjs";
 
 const bin = (b) => join(ROOT, "node_modules", ".bin", b);
 const script = join(ROOT, "tests", "js", "realtime", "send-tone.mjs");
-const RUNTIMES = [
+const ALL = [
   ["node", process.execPath, []],
   ["deno", bin("deno"), ["run", "--allow-read", "--allow-net", "--allow-env"]],
   ["bun", bin("bun"), []],
 ];
+const only = onlyRuntimes(ALL.map(([name]) => name));
+const RUNTIMES = ALL.filter(([name]) => only.includes(name));
 
 function run(cmd, args) {
   return new Promise((resolve, reject) => {
@@ -26,6 +30,9 @@ function run(cmd, args) {
     });
   });
 }
+
+/** This Node's major version (the line `cargo xtask test` runs this file on). */
+const NODE_MAJOR = Number(process.versions.node.split(".")[0]);
 
 const r = runner();
 const emulator = await startEmulator();
@@ -40,7 +47,9 @@ for (const [name, cmd, pre] of RUNTIMES) {
     assert.ok(!types.includes("error"), JSON.stringify(got.events));
     assert.deepEqual(got.usage, { startedMinutes: 1, credits: 7 });
     assert.equal(got.state, "closed");
-    if (name !== "node") assert.equal(got.injected, false, `${name} should use its global WebSocket`);
+    // Deno, Bun and Node from 22 on have a global WebSocket, which the transcriber takes when given none.
+    const global = name !== "node" || NODE_MAJOR >= 22;
+    assert.equal(got.injected, !global, `${name} ${process.version}: ${global ? "its global WebSocket" : "ws"} expected`);
   });
 }
 // A scripted server (not the emulator): a text message past the 256 KiB limit is refused unread with
@@ -83,6 +92,26 @@ await r.test("node_a_message_over_256_KiB_is_refused_unread_and_the_session_goes
     { type: "error", code: "invalid_message", length: undefined },
     { type: "final", code: undefined, length: 5 },
   ]);
+});
+// Node 22 and later have a global WebSocket: the transcriber needs no `WebSocket` option there. Node 20 has none: the
+// constructor refuses with `invalid_options` naming the option, not a ReferenceError later.
+await r.test(`node_${NODE_MAJOR}_without_a_WebSocket_option_${NODE_MAJOR >= 22 ? "takes_the_global_one" : "is_refused_naming_the_option"}`, async () => {
+  const loc = sdkLocation("node");
+  const sdk = await import(pathToFileURL(join(loc.dir, loc.entry)).href);
+  if (loc.glue) sdk.initSync({ module: readWasmIn(loc.dir) });
+  const url = "ws://127.0.0.1:9/v1/realtime/socket?ticket=t";
+  if (NODE_MAJOR >= 22) {
+    assert.equal(typeof globalThis.WebSocket, "function");
+    assert.equal(typeof new sdk.RealtimeTranscriber({ url }).start, "function");
+  } else {
+    assert.equal(typeof globalThis.WebSocket, "undefined", `${process.version} has a global WebSocket`);
+    assert.throws(() => new sdk.RealtimeTranscriber({ url }), (e) => {
+      assert.ok(e instanceof sdk.RealtimeError, String(e));
+      assert.equal(e.code, "invalid_options");
+      assert.match(e.message, /WebSocket/);
+      return true;
+    });
+  }
 });
 await emulator.stop();
 process.exitCode = r.summary("realtime runtimes") ? 0 : 1;
