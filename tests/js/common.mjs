@@ -29,3 +29,20 @@ export function readWasmIn(dir) {
   if (!name) throw new Error(`no .wasm in ${dir}`);
   return readFileSync(join(dir, name));
 }
+
+/**
+ * A server on 127.0.0.1 that accepts every request and never answers (the browser pages' timeout checks); resolves to
+ * `{ url, close() }`. CORS never comes into it: no answer arrives to check.
+ */
+export async function hangingServer() {
+  const { createServer } = await import("node:http");
+  const server = createServer(() => {});
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,5 +1,5 @@
 //! `cargo xtask install`: the wasm target, wasm-bindgen-cli (same version as the crate), npm tooling, Debian
-//! packages (Chromium, espeak-ng, sox, Firefox ESR, PulseAudio).
+//! packages (Chromium, espeak-ng, sox, Firefox ESR, PulseAudio, WebKitGTK's WebDriver and Xvfb).
 
 use crate::util::{self, root, step};
 use std::path::Path;
@@ -153,7 +153,8 @@ fn newer(a: &Path, b: &Path) -> bool {
 /// Debian packages the suites need, each with the file that shows it is installed: Chromium and its driver (browser
 /// suites), espeak-ng and sox (the speech WAV of the fake microphone in the realtime and demo suites), firefox-esr
 /// (the Firefox suites, driven by puppeteer-core) and pulseaudio (headless Firefox runs an AudioContext only with a
-/// sound server; `tests/js/firefox.mjs` starts it with a null sink).
+/// sound server; `tests/js/firefox.mjs` starts it with a null sink), webkit2gtk-driver (WebKitWebDriver and the
+/// MiniBrowser of WebKitGTK: the WebKit suites) and xvfb (WebKitGTK has no headless mode: the suites start Xvfb).
 const APT_PACKAGES: &[(&str, &str)] = &[
     ("chromium", "/usr/bin/chromium"),
     ("chromium-driver", "/usr/bin/chromedriver"),
@@ -161,6 +162,8 @@ const APT_PACKAGES: &[(&str, &str)] = &[
     ("sox", "/usr/bin/sox"),
     ("firefox-esr", "/usr/bin/firefox-esr"),
     ("pulseaudio", "/usr/bin/pulseaudio"),
+    ("webkit2gtk-driver", "/usr/bin/WebKitWebDriver"),
+    ("xvfb", "/usr/bin/Xvfb"),
 ];
 
 /// Installs the missing [`APT_PACKAGES`] with one `apt-get install` (as root; otherwise says what to install).
