@@ -149,8 +149,48 @@ window.rt = {
     return { track, theirs, finals, usage: t.usage, state: t.state, url: session.url };
   },
 };
+// start() under the browser's autoplay policy, with a ticket minted beforehand: from a click on #start (a user
+// gesture: the test clicks it), or called by script (no gesture) on the microphone or on a given stream (an
+// oscillator's, whose own context cannot run without a gesture either). \`window.attempts\` collects the outcomes.
+window.attempts = [];
+window.prepare = async (openTimeoutMs) => { window.prepared = { url: (await mint()).url, openTimeoutMs }; return true; };
+window.attempt = async (given) => {
+  const { url, openTimeoutMs } = window.prepared;
+  const t = new RealtimeTranscriber({ url, openTimeoutMs });
+  let levels = 0;
+  t.addEventListener("level", (e) => { if (e.detail.rmsDbfs > -100) levels++; });
+  let stream;
+  if (given) {
+    const mine = new Ctx();
+    const osc = mine.createOscillator();
+    const dest = mine.createMediaStreamDestination();
+    osc.connect(dest);
+    osc.start();
+    stream = dest.stream;
+  }
+  const started = performance.now();
+  let out;
+  try {
+    await t.start(stream ? { stream } : undefined);
+    const ms = Math.round(performance.now() - started);
+    await new Promise((r) => setTimeout(r, 1500));
+    out = { ok: true, ms, levels };
+    await t.stop();
+  } catch (e) {
+    out = { ok: false, name: e.name, code: e.code, ms: Math.round(performance.now() - started) };
+    const again = new RealtimeTranscriber({ url });
+    out.ticketStillUsable = await again.start({ microphone: false }).then(() => again.state === "open", () => false);
+    await again.stop();
+  }
+  out.state = t.state;
+  out.liveTracks = streams.flatMap((s) => s.getTracks()).filter((tr) => tr.readyState !== "ended").length;
+  window.attempts.push(out);
+  return out;
+};
+document.querySelector("#start").addEventListener("click", () => { window.attempt(false); });
 window.ready = true;
-</script>`;
+</script>
+<button id="start">start</button>`;
 
 /** The frequency between `lo` and `hi` (0.5 Hz steps) with the most power in `pcm` at `rate` (Goertzel). */
 function strongestHz(pcm, rate, lo, hi) {
@@ -513,6 +553,60 @@ async function main() {
 
   await browser.close();
 
+  // Safari's own autoplay policy (WebKit without --autoplay-policy=allow): an AudioContext runs after a user gesture,
+  // or when it is made while the page captures. The same page in a second WebKit, each start() with a fresh ticket.
+  if (WEBKIT) {
+    const strict = await launchWebKit({ autoplay: "default" });
+    try {
+      const p = await strict.newPage();
+      const attempt = async (run, openTimeoutMs = 10_000) => {
+        await p.goto(base);
+        await p.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
+        await p.evaluate((ms) => window.prepare(ms), openTimeoutMs);
+        const before = await p.evaluate(() => window.attempts.length);
+        await run();
+        await p.waitForFunction((n) => window.attempts.length > n, before, { timeout: openTimeoutMs + 10_000 });
+        return p.evaluate(() => window.attempts.at(-1));
+      };
+      // Works, or rejects with audio_not_allowed within openTimeoutMs (plus the capture's own setup), the ticket
+      // unspent: never hangs.
+      const boundedOrRunning = (out, openTimeoutMs) => {
+        if (out.ok) {
+          assert.ok(out.levels >= 20, `start() resolved but no audio flowed: ${JSON.stringify(out)}`);
+        } else {
+          assert.equal(out.name, "RealtimeError", JSON.stringify(out));
+          assert.equal(out.code, "audio_not_allowed", JSON.stringify(out));
+          assert.ok(out.ms <= openTimeoutMs + 2000, `rejected after ${out.ms} ms: ${JSON.stringify(out)}`);
+          assert.equal(out.ticketStillUsable, true, "the refusal spent the ticket");
+        }
+        assert.equal(out.state, "closed");
+        assert.equal(out.liveTracks, 0, "a microphone track is still live");
+      };
+
+      // A page that had a user gesture may run audio from then on: the attempts without one come first, each in a
+      // fresh document, and the click last.
+      await r.test("default_autoplay_policy_start_on_a_given_stream_without_a_gesture_runs_or_rejects_within_openTimeoutMs", async () => {
+        const out = await attempt(() => p.evaluate(() => void window.attempt(true)), 3000);
+        boundedOrRunning(out, 3000);
+        console.log(`     given stream, no gesture: ${JSON.stringify(out)}`);
+      });
+      await r.test("default_autoplay_policy_start_without_a_gesture_runs_or_rejects_within_openTimeoutMs", async () => {
+        const out = await attempt(() => p.evaluate(() => void window.attempt(false)), 3000);
+        boundedOrRunning(out, 3000);
+        console.log(`     microphone, no gesture: ${JSON.stringify(out)}`);
+      });
+
+      await r.test("default_autoplay_policy_start_from_a_click_captures_and_sends_audio", async () => {
+        const out = await attempt(() => p.click("#start"));
+        assert.equal(out.ok, true, JSON.stringify(out));
+        assert.ok(out.levels >= 20, `${out.levels} level events with signal in 1.5 s`);
+        assert.equal(out.liveTracks, 0);
+        console.log(`     from a click: open after ${out.ms} ms, ${out.levels} level events in 1.5 s`);
+      });
+    } finally {
+      await strict.close();
+    }
+  }
   await new Promise((done) => server.close(done));
   wss.close();
   await emulator.stop();
