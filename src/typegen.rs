@@ -251,7 +251,8 @@ fn realtime_codes() -> Vec<String> {
         Some(InvalidState { .. }) => Some(OpenTimeout),
         Some(OpenTimeout) => Some(ConnectionSilent),
         Some(ConnectionSilent) => Some(DeviceLost),
-        Some(DeviceLost) | Some(Service { .. }) => None,
+        Some(DeviceLost) => Some(AudioNotAllowed),
+        Some(AudioNotAllowed) | Some(Service { .. }) => None,
     };
     std::iter::successors(next(None), |e| next(Some(e)))
         .map(|e| e.code().to_owned())
@@ -300,7 +301,7 @@ fn every_error_code_is_listed_once() {
         assert_eq!(unique.len(), codes.len(), "{codes:?}");
     }
     assert_eq!(webhook_codes().len(), 21);
-    assert_eq!(realtime_codes().len(), 15);
+    assert_eq!(realtime_codes().len(), 16);
 }
 
 #[test]

@@ -65,6 +65,10 @@ pub enum RealtimeError {
     ConnectionSilent,
     /// The microphone in use went away (unplugged, disabled) and no other could replace it (`device_lost`).
     DeviceLost,
+    /// The browser did not let the capture's audio run within `openTimeoutMs` (`audio_not_allowed`): an autoplay
+    /// policy (Safari's, and every browser's by default) runs audio only after a user gesture, or, in WebKit, while
+    /// the page captures the microphone. Call `start()` from a click or a key press; the ticket is still unused.
+    AudioNotAllowed,
     /// A service `error` message with a code this client has no variant for; the code is the service's.
     Service {
         /// The service's code, kept as sent.
@@ -93,6 +97,7 @@ impl RealtimeError {
             Self::OpenTimeout => "open_timeout",
             Self::ConnectionSilent => "connection_silent",
             Self::DeviceLost => "device_lost",
+            Self::AudioNotAllowed => "audio_not_allowed",
             Self::Service { code, .. } => code,
         }
     }
@@ -155,6 +160,9 @@ impl fmt::Display for RealtimeError {
                 f.write_str("the service sent nothing for too long while audio flowed")
             }
             Self::DeviceLost => f.write_str("the microphone in use was disconnected"),
+            Self::AudioNotAllowed => f.write_str(
+                "the browser did not let audio run: call start() from a user gesture (a click or a key press)",
+            ),
             Self::Service { message, .. } => f.write_str(message),
         }
     }
@@ -198,6 +206,7 @@ mod tests {
             (RealtimeError::OpenTimeout, "open_timeout"),
             (RealtimeError::ConnectionSilent, "connection_silent"),
             (RealtimeError::DeviceLost, "device_lost"),
+            (RealtimeError::AudioNotAllowed, "audio_not_allowed"),
             (
                 RealtimeError::Service {
                     code: "decoder_failed".into(),
@@ -244,6 +253,7 @@ mod tests {
         assert!(RealtimeError::IdleTimeout.is_retryable());
         assert!(!RealtimeError::TicketUsed.is_retryable());
         assert!(!RealtimeError::MicrophoneDenied.is_retryable());
+        assert!(!RealtimeError::AudioNotAllowed.is_retryable());
         assert!(!RealtimeError::ReconnectFailed { attempts: 5 }.is_retryable());
     }
 }

@@ -14,6 +14,9 @@
 //!
 //! Rules (each pinned in `session_tests.rs`):
 //! - capture starts before the socket opens, so a refused microphone never spends the single-use ticket;
+//! - the capture's audio must be let run within `openTimeoutMs` ([`Session::audio_start_limit_ms`]): a browser's
+//!   autoplay policy can hold an `AudioContext` suspended forever (WebKit without a user gesture and without a
+//!   capture running), and the capture then fails with `audio_not_allowed`, before any socket;
 //! - `start()` settles when the service sent `open` (or with the error that ended the session);
 //! - the service's `open` must come within `openTimeoutMs`: before the first `open` that ends the session with
 //!   `open_timeout`; on a reconnect it counts as a failed attempt;
@@ -557,7 +560,15 @@ impl Session {
         }
     }
 
-    /// The capture could not start (`microphone_denied`, `no_audio_device`, `unsupported_audio_format`).
+    /// How long the host waits for the browser to let a capture's audio run (its `AudioContext` started) before it
+    /// reports `capture_failed(AudioNotAllowed)`: `openTimeoutMs`, the limit the caller set on waiting for the
+    /// session to open (0 waits forever). The wait for the user to answer a permission prompt is not bounded.
+    pub fn audio_start_limit_ms(&self) -> u32 {
+        self.open_timeout_ms
+    }
+
+    /// The capture could not start (`microphone_denied`, `no_audio_device`, `unsupported_audio_format`,
+    /// `audio_not_allowed`).
     pub fn capture_failed(&mut self, error: RealtimeError) {
         let switching = self.capture == CaptureState::Switching;
         if !matches!(

@@ -123,6 +123,28 @@ fn start_connects_to_the_url_and_settles_on_the_services_open() {
 }
 
 #[test]
+fn audio_the_browser_does_not_let_run_ends_start_with_audio_not_allowed_and_spends_no_ticket() {
+    let mut s = session(
+        serde_json::json!({"url": "wss://x/rt?ticket=a", "openTimeoutMs": 3000}),
+        false,
+    );
+    assert_eq!(s.audio_start_limit_ms(), 3000);
+    s.start(CaptureSource::Stream).unwrap();
+    let fx = drain(&mut s);
+    assert!(matches!(&fx[..], [Effect::OpenStream]));
+    s.capture_failed(RealtimeError::AudioNotAllowed);
+    let fx = drain(&mut s);
+    assert_eq!(connect_of(&fx), None);
+    assert_eq!(start_result(&fx), Some(Err(RealtimeError::AudioNotAllowed)));
+    assert_eq!(s.phase(), Phase::Closed);
+    let unlimited = session(
+        serde_json::json!({"url": "wss://x/rt?ticket=a", "openTimeoutMs": 0}),
+        false,
+    );
+    assert_eq!(unlimited.audio_start_limit_ms(), 0);
+}
+
+#[test]
 fn the_microphone_opens_before_the_socket_so_a_refusal_spends_no_ticket() {
     let mut s = session(
         serde_json::json!({"url": "wss://x/rt?ticket=a", "deviceId": "mic-2"}),

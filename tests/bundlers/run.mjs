@@ -1,5 +1,6 @@
 // The bundler suite: apps of our own, built with the tools our users ship with (the versions pinned in this folder's
-// package.json) from the packed tarball installed as a user installs it, then run: pages in Chromium, Node bundles in
+// package.json) from the packed tarball installed as a user installs it, then run: pages in Chromium and in WebKit
+// (WebKitGTK's MiniBrowser, tests/js/webkit.mjs), Node bundles in
 // Node, Next.js route handlers under `next start` answering a delivery signed by jose (an oracle that shares nothing
 // with the package). Each case prints `RESULT {"suite","passed","failed"}`; type checks print `CHECK {"name","ok"}`
 // (reported by cargo xtask test, not counted as tests).
@@ -15,6 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SignJWT, importJWK } from "jose";
 import { launchChromium } from "../js/chromium.mjs";
+import { launchWebKit } from "../js/webkit.mjs";
 import { serveStatic } from "../../www/static.mjs";
 
 const SUITE = dirname(fileURLToPath(import.meta.url));
@@ -185,22 +187,42 @@ function copyWasm(dest) {
   }
 }
 
-let browser;
-async function page(url) {
-  browser ??= await launchChromium();
-  const p = await browser.newPage();
+// Every page runs in each engine, one browser per engine for the whole suite (started on first use).
+const ENGINES = { chromium: launchChromium, webkit: () => launchWebKit({ record: true }) };
+const browsers = {};
+const browserOf = async (engine) => (browsers[engine] ??= ENGINES[engine]());
+
+/** Opens `url` in a new page of `engine`, runs `fn(page, errors)` and closes the page. */
+async function inPage(engine, url, fn) {
+  const p = await (await browserOf(engine)).newPage();
   const errors = [];
   p.on("pageerror", (e) => errors.push(String(e)));
   p.on("console", (m) => m.type() === "error" && errors.push(m.text()));
   try {
-    await p.goto(url);
-    await p.waitForFunction(() => window.__bundlerResult, null, { timeout: 60_000 });
-    return await p.evaluate(() => window.__bundlerResult);
-  } catch (e) {
-    return { passed: 0, failed: 1, lines: [`FAIL page ${url}: ${e.message} ${errors.join(" | ")}`] };
+    return await fn(p, errors);
   } finally {
     await p.close();
   }
+}
+
+/** The page's own checks (`window.__bundlerResult`) in each engine, each line prefixed with the engine. */
+async function page(url) {
+  const all = { passed: 0, failed: 0, lines: [] };
+  for (const engine of Object.keys(ENGINES)) {
+    const result = await inPage(engine, url, async (p, errors) => {
+      try {
+        await p.goto(url);
+        await p.waitForFunction(() => window.__bundlerResult, null, { timeout: 60_000 });
+        return await p.evaluate(() => window.__bundlerResult);
+      } catch (e) {
+        return { passed: 0, failed: 1, lines: [`FAIL page ${url}: ${e.message} ${errors.join(" | ")}`] };
+      }
+    }).catch((e) => ({ passed: 0, failed: 1, lines: [`FAIL ${engine} did not start: ${e.message}`] }));
+    all.passed += result.passed;
+    all.failed += result.failed;
+    all.lines.push(...result.lines.map((l) => `${engine}: ${l}`));
+  }
+  return all;
 }
 
 async function servedPage(dir, api) {
@@ -389,21 +411,17 @@ function nextCases() {
             if (r.status !== 200 || !JSON.parse(text).agents?.includes("agt_contract_review")) throw new Error(`${r.status} ${text}`);
           });
         }
-        if (page) await check(`"use client" page importing docauto/realtime: rendered, then a transcriber constructed in Chromium`, async () => {
-          browser ??= await launchChromium();
-          const p = await browser.newPage();
-          const errors = [];
-          p.on("pageerror", (e) => errors.push(String(e)));
-          try {
-            const r = await p.goto(`${origin}/realtime`);
-            if (r.status() !== 200) throw new Error(`status ${r.status()}`);
-            await p.waitForFunction(() => document.getElementById("state")?.textContent !== "loading", null, { timeout: 30_000 });
-            const state = await p.evaluate(() => document.getElementById("state").textContent);
-            if (state !== "constructed") throw new Error(`state ${state} ${errors.join(" | ")}`);
-          } finally {
-            await p.close();
-          }
-        });
+        for (const engine of page ? Object.keys(ENGINES) : []) {
+          await check(`"use client" page importing docauto/realtime: rendered, then a transcriber constructed in ${engine}`, () =>
+            inPage(engine, `${origin}/realtime`, async (p, errors) => {
+              const r = await p.goto(`${origin}/realtime`);
+              if (r.status() !== 200) throw new Error(`status ${r.status()}`);
+              await p.waitForFunction(() => document.getElementById("state")?.textContent !== "loading", null, { timeout: 30_000 });
+              const state = await p.evaluate(() => document.getElementById("state").textContent);
+              if (state !== "constructed") throw new Error(`state ${state} ${errors.join(" | ")}`);
+            }),
+          );
+        }
       } finally {
         srv.stop();
       }
@@ -492,6 +510,6 @@ try {
   await typeChecks();
 } finally {
   api.close();
-  await browser?.close();
+  for (const browser of Object.values(browsers)) await (await browser.catch(() => undefined))?.close();
 }
 process.exit(anyFailed ? 1 : 0);

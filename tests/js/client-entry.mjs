@@ -1,12 +1,15 @@
 // The root entry (`docauto`, the API client alone) in every runtime of the suite: it loads its own module and a call
 // round-trips through it. The `fetch` handed to DocAuto stands in for the network (the client rules are tested
 // against scripted servers in tests/js/client/); here the point is the entry and its module in each runtime.
-// `runClientEntry(docauto, log)` prints one line per check and returns { passed, failed }.
+// `runClientEntry(docauto, log, { hangUrl })` prints one line per check and returns { passed, failed }. With `hangUrl`
+// (a server that accepts requests and never answers, given by the browser runners) the runtime's own `fetch` is
+// used for the timeout checks: engines reject an aborted `fetch` differently (WebKit with `AbortError` where
+// Chromium and Firefox give `TimeoutError` for `AbortSignal.timeout`), and the client's errors must not depend on it.
 import { Checks, assert } from "./suite.mjs";
 
-export async function runClientEntry(docauto, log = console.log) {
+export async function runClientEntry(docauto, log = console.log, { hangUrl } = {}) {
   const t = new Checks(log);
-  const { DocAuto, APIError, NotFoundError, validateExtractionSchema } = docauto;
+  const { DocAuto, APIError, APIConnectionError, APITimeoutError, APIUserAbortError, NotFoundError, validateExtractionSchema } = docauto;
 
   await t.run("docauto exports the API client alone: DocAuto and its errors, no verifier, transcriber or init", () => {
     for (const name of ["DocAuto", "APIError", "NotFoundError", "validateExtractionSchema"]) {
@@ -57,5 +60,39 @@ export async function runClientEntry(docauto, log = console.log) {
     }
     assert(caught instanceof APIError && caught.code === "invalid_schema", `got ${caught}`);
   });
+
+  if (hangUrl) {
+    // What this engine's fetch does under AbortSignal.timeout (a fact of the engine, printed for the record).
+    let engine = "resolved";
+    try {
+      await globalThis.fetch(`${hangUrl}/probe`, { signal: AbortSignal.timeout(100) });
+    } catch (e) {
+      engine = e?.name;
+    }
+    log(`     this engine's fetch under AbortSignal.timeout rejects with ${engine}`);
+    const silent = new DocAuto({ apiKey: "sk_test_entry", baseUrl: hangUrl, maxRetries: 0, dangerouslyAllowBrowser: true });
+    const failure = async (call) => {
+      const started = Date.now();
+      try {
+        await call();
+      } catch (e) {
+        return { e, ms: Date.now() - started };
+      }
+      throw new Error("the call succeeded against a server that never answers");
+    };
+
+    await t.run("a request with no answer within timeoutMs rejects with APITimeoutError (the engine's fetch aborted)", async () => {
+      const { e, ms } = await failure(() => silent.runs.retrieve("exr_1", { timeoutMs: 300 }));
+      assert(e instanceof APITimeoutError && e instanceof APIConnectionError, `got ${e?.name} ${e?.code}: ${e?.message}`);
+      assert(e.status === undefined, `status ${e.status}`);
+      assert(ms >= 250 && ms < 5000, `rejected after ${ms} ms`);
+    });
+
+    await t.run("a caller's AbortSignal.timeout ends the call with APIUserAbortError, whatever the engine's fetch rejects with", async () => {
+      const { e, ms } = await failure(() => silent.runs.retrieve("exr_1", { signal: AbortSignal.timeout(300) }));
+      assert(e instanceof APIUserAbortError, `got ${e?.name} ${e?.code}: ${e?.message}`);
+      assert(ms >= 250 && ms < 5000, `rejected after ${ms} ms`);
+    });
+  }
   return t;
 }

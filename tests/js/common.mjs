@@ -45,3 +45,20 @@ export function onlyRuntimes(names, argv = process.argv) {
   }
   return names.filter((n) => wanted.includes(n));
 }
+
+/**
+ * A server on 127.0.0.1 that accepts every request and never answers (the browser pages' timeout checks); resolves to
+ * `{ url, close() }`. CORS never comes into it: no answer arrives to check.
+ */
+export async function hangingServer() {
+  const { createServer } = await import("node:http");
+  const server = createServer(() => {});
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}

@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { serveStatic } from "../../www/static.mjs";
 import { launchFirefox } from "./firefox.mjs";
-import { report } from "./common.mjs";
+import { hangingServer, report } from "./common.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const srv = await serveStatic({
@@ -11,6 +11,7 @@ const srv = await serveStatic({
   "/tests/js/": root + "tests/js",
   "/target/docauto-js/": root + "target/docauto-js",
 });
+const hang = await hangingServer();
 let out = { lines: [], passed: 0, failed: 1 };
 let browser;
 try {
@@ -18,7 +19,7 @@ try {
   const page = await browser.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
-  await page.goto(`${srv.url}/tests/js/browser.html`);
+  await page.goto(`${srv.url}/tests/js/browser.html?hang=${encodeURIComponent(hang.url)}`);
   try {
     await page.waitForFunction(() => window.__docautoResult, { timeout: 90_000 });
     out = await page.evaluate(() => window.__docautoResult);
@@ -30,6 +31,7 @@ try {
 } finally {
   await browser?.close();
   await srv.close();
+  await hang.close();
 }
 for (const l of out.lines) console.log(l);
 report("firefox", out);

@@ -1,5 +1,6 @@
 //! `cargo xtask install`: the wasm target, wasm-bindgen-cli (same version as the crate), npm tooling, the pinned
-//! Node lines, Debian packages (Chromium, espeak-ng, sox, Firefox ESR, PulseAudio, Redis, PostgreSQL).
+//! Node lines, Debian packages (Chromium, espeak-ng, sox, Firefox ESR, PulseAudio, WebKitGTK's WebDriver and Xvfb,
+//! Redis, PostgreSQL).
 
 use crate::util::{self, root, step};
 use std::path::Path;
@@ -160,9 +161,10 @@ fn newer(a: &Path, b: &Path) -> bool {
 /// Debian packages the suites need, each with the file that shows it is installed: Chromium and its driver (browser
 /// suites), espeak-ng and sox (the speech WAV of the fake microphone in the realtime and demo suites), firefox-esr
 /// (the Firefox suites, driven by puppeteer-core) and pulseaudio (headless Firefox runs an AudioContext only with a
-/// sound server; `tests/js/firefox.mjs` starts it with a null sink), redis-server and postgresql (the dedupe stores'
-/// engines: `tests/js/dedupe/engines.mjs` starts each in a temporary directory). A `*` in a file stands for one
-/// folder name (PostgreSQL's major version).
+/// sound server; `tests/js/firefox.mjs` starts it with a null sink), webkit2gtk-driver (WebKitWebDriver and the
+/// MiniBrowser of WebKitGTK: the WebKit suites), xvfb (WebKitGTK has no headless mode: the suites start Xvfb),
+/// redis-server and postgresql (the dedupe stores' engines: `tests/js/dedupe/engines.mjs` starts each in a temporary
+/// directory). A `*` in a file stands for one folder name (PostgreSQL's major version).
 const APT_PACKAGES: &[(&str, &str)] = &[
     ("chromium", "/usr/bin/chromium"),
     ("chromium-driver", "/usr/bin/chromedriver"),
@@ -170,6 +172,8 @@ const APT_PACKAGES: &[(&str, &str)] = &[
     ("sox", "/usr/bin/sox"),
     ("firefox-esr", "/usr/bin/firefox-esr"),
     ("pulseaudio", "/usr/bin/pulseaudio"),
+    ("webkit2gtk-driver", "/usr/bin/WebKitWebDriver"),
+    ("xvfb", "/usr/bin/Xvfb"),
     ("redis-server", "/usr/bin/redis-server"),
     ("postgresql", "/usr/lib/postgresql/*/bin/postgres"),
 ];

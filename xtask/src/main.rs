@@ -8,6 +8,7 @@ mod install;
 mod page_proxy;
 mod test;
 mod util;
+mod xvfb;
 
 const USAGE: &str = "usage: cargo xtask <command>
   install         rustup wasm target, wasm-bindgen-cli (pinned), npm tooling, Chromium and Firefox ESR (apt, as root)

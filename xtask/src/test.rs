@@ -47,8 +47,9 @@ pub fn test() -> Result<bool, String> {
         t.check("install+build", false, e);
     }
     native(&mut t);
-    wasm_bindgen_tests(&mut t, "wasm-node", false);
-    wasm_bindgen_tests(&mut t, "wasm-chromium", true);
+    wasm_bindgen_tests(&mut t, "wasm-node", Browser::None);
+    wasm_bindgen_tests(&mut t, "wasm-chromium", Browser::Chromium);
+    wasm_bindgen_tests(&mut t, "wasm-webkit", Browser::WebKit);
     if setup.is_ok() {
         js_suites(&mut t);
         emulator_conformance(&mut t, "", None);
@@ -171,7 +172,15 @@ fn native(t: &mut Tally) {
     );
 }
 
-fn wasm_bindgen_tests(t: &mut Tally, name: &str, browser: bool) {
+/// Where `wasm-bindgen-test-runner` runs the wasm tests.
+#[derive(PartialEq)]
+enum Browser {
+    None,
+    Chromium,
+    WebKit,
+}
+
+fn wasm_bindgen_tests(t: &mut Tally, name: &str, browser: Browser) {
     let r = root();
     step(&format!(
         "{name}: cargo test -p docauto --target wasm32-unknown-unknown --tests --features talc-allocator"
@@ -192,7 +201,22 @@ fn wasm_bindgen_tests(t: &mut Tally, name: &str, browser: bool) {
         r.join(".tools/bin/wasm-bindgen-test-runner"),
     );
     c.env("WASM_BINDGEN_TEST_TIMEOUT", "120");
-    if browser {
+    // Kept until the run ends: the X display WebKit's MiniBrowser draws on.
+    let mut _display = None;
+    if browser == Browser::WebKit {
+        // The runner drives WebKitWebDriver as `safaridriver` (it sends no capabilities to that driver, not even
+        // webdriver.json's: WebKitWebDriver then starts its default MiniBrowser, which needs an X display).
+        match crate::xvfb::Display::start() {
+            Ok(display) => {
+                c.env("WASM_BINDGEN_USE_BROWSER", "1")
+                    .env("SAFARIDRIVER", "/usr/bin/WebKitWebDriver")
+                    .env("DISPLAY", &display.name);
+                _display = Some(display);
+            }
+            Err(e) => return t.check(name, false, &e),
+        }
+    }
+    if browser == Browser::Chromium {
         // wasm-bindgen-test-runner reads webdriver.json from its working directory, which cargo sets to the package
         // root for a test binary: the path is given explicitly, or Chromium starts without the flags of that file.
         // Chromium reaches the runner's page server through `page_proxy` (see there: without it the page sometimes
@@ -358,6 +382,12 @@ fn js_suites(t: &mut Tally) {
         c.arg(script);
         c
     };
+    // The same suite in WebKit (WebKitGTK's MiniBrowser under WebKitWebDriver and Xvfb: tests/js/webkit.mjs).
+    let webkit = |script: &str| {
+        let mut c = node(script);
+        c.args(["--browser", "webkit"]);
+        c
+    };
     let mut deno = Command::new(bin("deno"));
     deno.args(["run", "--allow-read", "--allow-net", "--allow-env"])
         .arg("tests/js/run-deno.mjs")
@@ -386,6 +416,11 @@ fn js_suites(t: &mut Tally) {
         (
             "firefox (puppeteer-core, webdriver bidi)",
             node("tests/js/run-firefox.mjs"),
+            240,
+        ),
+        (
+            "webkit (WebKitGTK MiniBrowser, webdriver)",
+            webkit("tests/js/run-chromium.mjs"),
             240,
         ),
         (
@@ -442,6 +477,11 @@ fn js_suites(t: &mut Tally) {
             300,
         ),
         (
+            "realtime: webkit + emulator",
+            webkit("tests/js/realtime/e2e.mjs"),
+            300,
+        ),
+        (
             "realtime: deno, bun, node 20 + ws",
             node("tests/js/realtime/runtimes.mjs"),
             180,
@@ -449,6 +489,11 @@ fn js_suites(t: &mut Tally) {
         (
             "demo: every panel in chromium",
             node("tests/js/demo/e2e.mjs"),
+            300,
+        ),
+        (
+            "demo: every panel in webkit (Safari's autoplay policy)",
+            webkit("tests/js/demo/e2e.mjs"),
             300,
         ),
         (
@@ -489,6 +534,11 @@ fn js_suites(t: &mut Tally) {
         (
             "docauto/emulator: chromium",
             node("tests/js/emulator/run-chromium.mjs"),
+            240,
+        ),
+        (
+            "docauto/emulator: webkit",
+            webkit("tests/js/emulator/run-chromium.mjs"),
             240,
         ),
     ];

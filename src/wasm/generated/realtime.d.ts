@@ -149,4 +149,5 @@ export type RealtimeErrorCode =
   | "open_timeout"
   | "connection_silent"
   | "device_lost"
+  | "audio_not_allowed"
   | (string & {});

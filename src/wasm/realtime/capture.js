@@ -8,7 +8,8 @@
 //
 // Failures are reported as `{ kind, detail }`: `media` (getUserMedia refused; detail: the DOMException's name),
 // `no_device` (no navigator.mediaDevices, or a stream without audio track), `not_a_stream`, `graph` (detail: what
-// this runtime lacks). capture.rs turns them into RealtimeError codes.
+// this runtime lacks), `suspended` (the AudioContext did not run within the session's limit). capture.rs turns them
+// into RealtimeError codes.
 // Named values shared with worklet.js and capture.rs: change them together.
 const PROCESSOR = "docauto-capture";
 const WORKLET_BLOCK_MS = 20;
@@ -30,11 +31,12 @@ function stopTracks(stream) {
 /**
  * Opens the microphone with `constraints` (a getUserMedia `audio` constraint object) or, when `stream` is given,
  * captures it (it stays the caller's: its tracks are not stopped). Calls `done(capture, undefined)` or
- * `done(undefined, { kind, detail })` exactly once. `onBlock(Float32Array, rate)` gets each mono block of about
- * 20 ms; `onEnded()` is called when an audio track ends by itself (device unplugged or revoked).
+ * `done(undefined, { kind, detail })` exactly once. `startMs` bounds the wait for the AudioContext to run (0: no
+ * bound). `onBlock(Float32Array, rate)` gets each mono block of about 20 ms; `onEnded()` is called when an audio
+ * track ends by itself (device unplugged or revoked).
  */
-export function openCapture(constraints, stream, workletSource, onBlock, onEnded, done) {
-  open(constraints, stream, workletSource, onBlock, onEnded).then(
+export function openCapture(constraints, stream, workletSource, startMs, onBlock, onEnded, done) {
+  open(constraints, stream, workletSource, startMs, onBlock, onEnded).then(
     (capture) => done(capture, undefined),
     (error) => done(undefined, isFailure(error) ? error : fail("graph", "unexpected error")),
   );
@@ -49,7 +51,7 @@ function isFailure(error) {
   }
 }
 
-async function open(constraints, stream, workletSource, onBlock, onEnded) {
+async function open(constraints, stream, workletSource, startMs, onBlock, onEnded) {
   const owned = !stream;
   if (owned) {
     const devices = globalThis.navigator?.mediaDevices;
@@ -61,14 +63,14 @@ async function open(constraints, stream, workletSource, onBlock, onEnded) {
     }
   }
   try {
-    return await build(stream, owned, workletSource, onBlock, onEnded);
+    return await build(stream, owned, workletSource, startMs, onBlock, onEnded);
   } catch (e) {
     if (owned) stopTracks(stream);
     throw e;
   }
 }
 
-async function build(stream, owned, workletSource, onBlock, onEnded) {
+async function build(stream, owned, workletSource, startMs, onBlock, onEnded) {
   let tracks;
   try {
     tracks = stream.getAudioTracks();
@@ -84,7 +86,7 @@ async function build(stream, owned, workletSource, onBlock, onEnded) {
     throw fail("graph", "no AudioContext");
   }
   try {
-    const capture = await graph(context, stream, workletSource, onBlock);
+    const capture = await graph(context, stream, workletSource, startMs, onBlock);
     for (const track of tracks) track.addEventListener("ended", onEnded);
     return { ...capture, context, stream, owned, tracks, onEnded };
   } catch (e) {
@@ -97,14 +99,12 @@ async function build(stream, owned, workletSource, onBlock, onEnded) {
   }
 }
 
-async function graph(context, stream, workletSource, onBlock) {
+async function graph(context, stream, workletSource, startMs, onBlock) {
   const rate = context.sampleRate;
   if (!(Number.isFinite(rate) && rate > 0)) throw fail("graph", "the AudioContext has no sample rate");
-  try {
-    await context.resume();
-  } catch {
-    // A context that cannot resume yet still builds; it runs once the page allows audio.
-  }
+  // An autoplay policy can hold `resume()` unsettled for good (WebKit: no user gesture and no capture running, as
+  // for a stream given without a click): the wait is bounded, and a context still not running is reported.
+  if (!(await running(context, startMs))) throw fail("suspended");
   const worklet = context.audioWorklet;
   if (worklet === null || typeof worklet !== "object") {
     throw fail("graph", "no AudioWorklet (a secure context is required)");
@@ -154,6 +154,20 @@ async function graph(context, stream, workletSource, onBlock) {
   });
   step("cannot connect the stream to the worklet", () => source.connect(node));
   return { source, node, port };
+}
+
+/** Whether `context` runs once its `resume()` settled, or `ms` passed (0: no limit). */
+function running(context, ms) {
+  let timer;
+  const resumed = new Promise((resolve) => resolve(context.resume())).then(
+    () => true,
+    () => false,
+  );
+  const waited = ms > 0 ? Promise.race([resumed, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]) : resumed;
+  return waited.then(() => {
+    clearTimeout(timer);
+    return context.state === "running";
+  });
 }
 
 /** Calls `done()` in a microtask (after the running effects, as a settled promise would). */

@@ -62,6 +62,7 @@ extern "C" {
         constraints: &JsValue,
         stream: &JsValue,
         worklet_source: &str,
+        audio_start_ms: u32,
         on_block: &JsValue,
         on_ended: &JsValue,
         done: JsValue,
@@ -104,6 +105,8 @@ pub fn capture_error(failure: &JsValue) -> RealtimeError {
         "graph" => RealtimeError::UnsupportedAudioFormat {
             detail: format!("cannot capture audio in this runtime: {detail}"),
         },
+        // The AudioContext was still not running when the session's limit passed (an autoplay policy).
+        "suspended" => RealtimeError::AudioNotAllowed,
         _ => RealtimeError::NoAudioDevice,
     }
 }
@@ -140,10 +143,12 @@ impl Capture {
     /// Opens the microphone with `constraints`, or captures `stream` (which stays the caller's), and calls
     /// `done(Ok(capture))` or `done(Err(error))` once: `microphone_denied`, `no_audio_device`,
     /// `unsupported_audio_format` (no `AudioContext` or `AudioWorklet` in this runtime), `invalid_options` (`stream` is
-    /// not a `MediaStream`). `on_block(samples, rate)` gets each mono block; `on_ended()` is called when an audio
-    /// track ends by itself (device unplugged or revoked).
+    /// not a `MediaStream`), `audio_not_allowed` (the `AudioContext` did not start within `audio_start_ms`; 0 waits
+    /// forever). `on_block(samples, rate)` gets each mono block; `on_ended()` is called when an audio track ends by
+    /// itself (device unplugged or revoked).
     pub fn open(
         source: Result<JsValue, &MicrophoneConstraints>,
+        audio_start_ms: u32,
         mut on_block: impl FnMut(&[f32], u32) + 'static,
         on_ended: impl FnMut() + 'static,
         done: impl FnOnce(Result<Capture, RealtimeError>) + 'static,
@@ -173,6 +178,7 @@ impl Capture {
             &constraints,
             &stream,
             WORKLET_SOURCE,
+            audio_start_ms,
             &block_fn,
             &ended_fn,
             done,

@@ -121,8 +121,9 @@ impl RealtimeTranscriber {
     ///
     /// # Errors
     /// Rejects with `microphone_denied`, `no_audio_device`, `ticket_used` / `ticket_invalid` / `ticket_expired`,
-    /// `open_timeout`, `socket_closed`, `unsupported_audio_format`, `reconnect_failed`, or `invalid_state` when
-    /// already started.
+    /// `open_timeout`, `socket_closed`, `unsupported_audio_format`, `reconnect_failed`, `audio_not_allowed` (the
+    /// browser's autoplay policy kept the audio from running within `openTimeoutMs`: call it from a click), or
+    /// `invalid_state` when already started.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn start(
         &self,

@@ -420,16 +420,23 @@ impl Host {
                 host.input(Session::device_lost);
             }
         };
+        let limit = self.read(Session::audio_start_limit_ms).unwrap_or(0);
         let host = self.clone();
-        Capture::open(source, on_block, on_ended, move |opened| match opened {
-            Ok(c) => {
-                host.handles(|h| h.capture = Some(c));
-                host.input(Session::capture_started);
-            }
-            Err(e) => {
-                host.input(|s| s.capture_failed(e));
-            }
-        });
+        Capture::open(
+            source,
+            limit,
+            on_block,
+            on_ended,
+            move |opened| match opened {
+                Ok(c) => {
+                    host.handles(|h| h.capture = Some(c));
+                    host.input(Session::capture_started);
+                }
+                Err(e) => {
+                    host.input(|s| s.capture_failed(e));
+                }
+            },
+        );
     }
 
     fn emit_error(&self, e: &crate::realtime::RealtimeError) {

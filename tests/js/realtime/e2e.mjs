@@ -17,11 +17,14 @@ import { once } from "node:events";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import { launchFirefox } from "../firefox.mjs";
+import { launchWebKit } from "../webkit.mjs";
 import { WebSocketServer, WebSocket } from "ws";
 import { sdkLocation, startEmulator, createSession, speechWav, runner } from "./harness.mjs";
 
-const FIREFOX = process.argv.includes("--browser") && process.argv[process.argv.indexOf("--browser") + 1] === "firefox";
-const SUITE = FIREFOX ? "realtime e2e (firefox)" : "realtime e2e (chromium)";
+const BROWSER = process.argv.includes("--browser") ? process.argv[process.argv.indexOf("--browser") + 1] : "chromium";
+const FIREFOX = BROWSER === "firefox";
+const WEBKIT = BROWSER === "webkit";
+const SUITE = `realtime e2e (${BROWSER})`;
 const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
 
 const PAGE = (sdk) => `<!doctype html><meta charset="utf-8"><title>realtime e2e</title>
@@ -146,14 +149,73 @@ window.rt = {
     return { track, theirs, finals, usage: t.usage, state: t.state, url: session.url };
   },
 };
+// start() under the browser's autoplay policy, with a ticket minted beforehand: from a click on #start (a user
+// gesture: the test clicks it), or called by script (no gesture) on the microphone or on a given stream (an
+// oscillator's, whose own context cannot run without a gesture either). \`window.attempts\` collects the outcomes.
+window.attempts = [];
+window.prepare = async (openTimeoutMs) => { window.prepared = { url: (await mint()).url, openTimeoutMs }; return true; };
+window.attempt = async (given) => {
+  const { url, openTimeoutMs } = window.prepared;
+  const t = new RealtimeTranscriber({ url, openTimeoutMs });
+  let levels = 0;
+  t.addEventListener("level", (e) => { if (e.detail.rmsDbfs > -100) levels++; });
+  let stream;
+  if (given) {
+    const mine = new Ctx();
+    const osc = mine.createOscillator();
+    const dest = mine.createMediaStreamDestination();
+    osc.connect(dest);
+    osc.start();
+    stream = dest.stream;
+  }
+  const started = performance.now();
+  let out;
+  try {
+    await t.start(stream ? { stream } : undefined);
+    const ms = Math.round(performance.now() - started);
+    await new Promise((r) => setTimeout(r, 1500));
+    out = { ok: true, ms, levels };
+    await t.stop();
+  } catch (e) {
+    out = { ok: false, name: e.name, code: e.code, ms: Math.round(performance.now() - started) };
+    const again = new RealtimeTranscriber({ url });
+    out.ticketStillUsable = await again.start({ microphone: false }).then(() => again.state === "open", () => false);
+    await again.stop();
+  }
+  out.state = t.state;
+  out.liveTracks = streams.flatMap((s) => s.getTracks()).filter((tr) => tr.readyState !== "ended").length;
+  window.attempts.push(out);
+  return out;
+};
+document.querySelector("#start").addEventListener("click", () => { window.attempt(false); });
 window.ready = true;
-</script>`;
+</script>
+<button id="start">start</button>`;
+
+/** The frequency between `lo` and `hi` (0.5 Hz steps) with the most power in `pcm` at `rate` (Goertzel). */
+function strongestHz(pcm, rate, lo, hi) {
+  let best = lo;
+  let bestPower = -1;
+  for (let f = lo; f <= hi; f += 0.5) {
+    const c = 2 * Math.cos((2 * Math.PI * f) / rate);
+    let s1 = 0;
+    let s2 = 0;
+    for (const v of pcm) {
+      const s0 = v + c * s1 - s2;
+      s2 = s1;
+      s1 = s0;
+    }
+    const power = s1 * s1 + s2 * s2 - c * s1 * s2;
+    if (power > bestPower) [best, bestPower] = [f, power];
+  }
+  return best;
+}
 
 async function main() {
   const r = runner();
   const sdk = sdkLocation();
   console.log(`     the page imports /sdk/${sdk.entry}`);
-  const wav = FIREFOX ? null : speechWav();
+  const wav = FIREFOX || WEBKIT ? null : speechWav();
   const emulator = await startEmulator();
   const recorded = [];
   const relays = new Set();
@@ -209,7 +271,7 @@ async function main() {
   await once(server, "listening");
   const base = `http://127.0.0.1:${server.address().port}`;
 
-  const browser = FIREFOX ? await launchFirefox({ audio: true }) : await chromium.launch({
+  const browser = FIREFOX ? await launchFirefox({ audio: true }) : WEBKIT ? await launchWebKit({ record: true }) : await chromium.launch({
     executablePath: "/usr/bin/chromium",
     args: [
       "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -229,8 +291,9 @@ async function main() {
     : (fn, arg, ms = 30_000) => page.waitForFunction(fn, arg, { timeout: ms, polling: 100 });
   await until(() => window.ready === true, null, 20_000);
   // The speech WAV pauses between sentences, so Chromium gets finals while it plays; Firefox's fake microphone is a
-  // continuous tone, so the emulator sends partials (every 2 s) and the final only at stop().
-  const TEXT = FIREFOX ? "partial" : "final";
+  // continuous tone and WebKit's mock microphone a continuous hum with beeps, so the emulator sends partials (every
+  // 2 s) and the final only at stop().
+  const TEXT = FIREFOX || WEBKIT ? "partial" : "final";
 
   let started;
   await r.test("start_captures_the_fake_microphone_and_the_service_sends_open", async () => {
@@ -242,7 +305,7 @@ async function main() {
     console.log(`     AudioContext rate ${started.contextRate} Hz, session 16000 Hz`);
   });
 
-  await r.test(FIREFOX ? "the_tone_gives_partials" : "speech_gives_at_least_one_partial_and_one_final", async () => {
+  await r.test(TEXT === "partial" ? "the_tone_gives_partials" : "speech_gives_at_least_one_partial_and_one_final", async () => {
     await until((kind) => window.rt.count("partial") >= 1 && window.rt.count(kind) >= 1, TEXT, 40_000);
     const texts = await page.evaluate((kind) => window.rt.events.filter((e) => e.type === kind).map((e) => e.detail), TEXT);
     assert.ok(texts[0].text.length > 0 && texts[0].end > texts[0].start, JSON.stringify(texts));
@@ -322,6 +385,37 @@ async function main() {
     await until((n) => window.rt.levels > n + 10, levels, 10_000);
   });
 
+  // WebKit only: its window can be minimized under WebDriver (the page's visibilityState turns "hidden", as for a tab
+  // in the background); Playwright's Chromium and puppeteer's Firefox have no such command.
+  if (WEBKIT) await r.test("a_hidden_then_shown_page_keeps_its_session_or_reopens_it_through_getUrl", async () => {
+    const at = await page.evaluate(() => ({ events: window.rt.events.length, urls: window.rt.getUrlCalls }));
+    await page.evaluate(() => {
+      window.seen = [];
+      document.addEventListener("visibilitychange", () => window.seen.push([document.visibilityState, window.rt.levels]));
+    });
+    await page.hide();
+    await until(() => document.visibilityState === "hidden", null, 10_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    const hidden = await page.evaluate(() => ({ levels: window.rt.levels, state: window.rt.t.state }));
+    await page.show();
+    await until(() => document.visibilityState === "visible", null, 10_000);
+    const shown = await page.evaluate(() => window.rt.levels);
+    // Audio flows again and text comes, on the same session or on one reopened through getUrl.
+    await until((n) => window.rt.levels > n + 20, shown, 15_000);
+    const before = await page.evaluate((kind) => window.rt.count(kind), TEXT);
+    await until(([kind, n]) => window.rt.count(kind) > n, [TEXT, before], 30_000);
+    const after = await page.evaluate((n) => ({
+      state: window.rt.t.state,
+      events: window.rt.events.slice(n).map((e) => e.type),
+      urls: window.rt.getUrlCalls,
+      seen: window.seen,
+    }), at.events);
+    console.log(`     hidden: ${JSON.stringify(hidden)}; visibility ${JSON.stringify(after.seen)}; events since ${JSON.stringify([...new Set(after.events)])}, getUrl calls ${after.urls - at.urls}`);
+    assert.equal(after.state, "open");
+    assert.ok(!after.events.includes("close") && !after.events.includes("error"), JSON.stringify(after.events));
+    if (after.events.includes("reconnecting")) assert.ok(after.urls > at.urls, "reopened without getUrl");
+  });
+
   let stopped;
   await r.test("stop_flushes_counts_usage_and_releases_tracks_context_and_socket", async () => {
     stopped = await page.evaluate(() => window.rt.stop());
@@ -342,19 +436,19 @@ async function main() {
     assert.deepEqual(errors, [], "no error event in a session that ended normally");
     const finals = await page.evaluate(() => window.rt.count("final"));
     assert.ok(finals >= 1, "stop() waited for the last final");
-    if (FIREFOX) {
-      // Firefox's fake microphone is a steady tone: what reached the socket, at 16 kHz, must carry it at its pitch
-      // (the AudioContext runs at the device's rate; a wrong resampling ratio would move the pitch).
+    // Firefox's fake microphone is a steady 1 kHz tone (measured here: 1000.2 Hz); WebKit's mock microphone a steady
+    // 150 Hz hum with 500 Hz and 1.5 kHz beeps (measured here: the three strongest frequencies). What reached the
+    // socket, at 16 kHz, must carry that tone at its pitch: the AudioContext runs at its own rate, and a wrong
+    // resampling ratio (48 kHz taken for 44.1 kHz) would move it by 8.8 %.
+    const tone = FIREFOX ? 1000 : WEBKIT ? 150 : undefined;
+    if (tone) {
       const first = framesByTicket.get([...framesByTicket.keys()][0]);
       const pcm = new Int16Array(Buffer.concat(first).buffer.slice(0));
       const body = pcm.subarray(8000, pcm.length - 1600);
-      let crossings = 0;
-      for (let i = 1; i < body.length; i++) if ((body[i - 1] < 0) !== (body[i] < 0)) crossings += 1;
-      const hz = crossings / 2 / (body.length / 16000);
-      console.log(`     firefox microphone tone at 16 kHz: ${hz.toFixed(1)} Hz over ${(body.length / 16000).toFixed(1)} s`);
-      // Firefox's fake device plays 1 kHz (measured here: 1000.2 Hz); taking 48 kHz for 44.1 kHz would be 8.8 % off.
+      const hz = strongestHz(body, 16000, tone * 0.8, tone * 1.2);
+      console.log(`     ${BROWSER} microphone tone at 16 kHz: ${hz.toFixed(1)} Hz over ${(body.length / 16000).toFixed(1)} s`);
       assert.ok(body.length >= 16000, `${body.length} samples of microphone audio`);
-      assert.ok(Math.abs(hz - 1000) < 20, `the microphone tone came through at ${hz.toFixed(1)} Hz, not 1000 Hz`);
+      assert.ok(Math.abs(hz - tone) < tone * 0.02, `the microphone tone came through at ${hz.toFixed(1)} Hz, not ${tone} Hz`);
     }
   });
 
@@ -458,6 +552,61 @@ async function main() {
   });
 
   await browser.close();
+
+  // Safari's own autoplay policy (WebKit without --autoplay-policy=allow): an AudioContext runs after a user gesture,
+  // or when it is made while the page captures. The same page in a second WebKit, each start() with a fresh ticket.
+  if (WEBKIT) {
+    const strict = await launchWebKit({ autoplay: "default" });
+    try {
+      const p = await strict.newPage();
+      const attempt = async (run, openTimeoutMs = 10_000) => {
+        await p.goto(base);
+        await p.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
+        await p.evaluate((ms) => window.prepare(ms), openTimeoutMs);
+        const before = await p.evaluate(() => window.attempts.length);
+        await run();
+        await p.waitForFunction((n) => window.attempts.length > n, before, { timeout: openTimeoutMs + 10_000 });
+        return p.evaluate(() => window.attempts.at(-1));
+      };
+      // Works, or rejects with audio_not_allowed within openTimeoutMs (plus the capture's own setup), the ticket
+      // unspent: never hangs.
+      const boundedOrRunning = (out, openTimeoutMs) => {
+        if (out.ok) {
+          assert.ok(out.levels >= 20, `start() resolved but no audio flowed: ${JSON.stringify(out)}`);
+        } else {
+          assert.equal(out.name, "RealtimeError", JSON.stringify(out));
+          assert.equal(out.code, "audio_not_allowed", JSON.stringify(out));
+          assert.ok(out.ms <= openTimeoutMs + 2000, `rejected after ${out.ms} ms: ${JSON.stringify(out)}`);
+          assert.equal(out.ticketStillUsable, true, "the refusal spent the ticket");
+        }
+        assert.equal(out.state, "closed");
+        assert.equal(out.liveTracks, 0, "a microphone track is still live");
+      };
+
+      // A page that had a user gesture may run audio from then on: the attempts without one come first, each in a
+      // fresh document, and the click last.
+      await r.test("default_autoplay_policy_start_on_a_given_stream_without_a_gesture_runs_or_rejects_within_openTimeoutMs", async () => {
+        const out = await attempt(() => p.evaluate(() => void window.attempt(true)), 3000);
+        boundedOrRunning(out, 3000);
+        console.log(`     given stream, no gesture: ${JSON.stringify(out)}`);
+      });
+      await r.test("default_autoplay_policy_start_without_a_gesture_runs_or_rejects_within_openTimeoutMs", async () => {
+        const out = await attempt(() => p.evaluate(() => void window.attempt(false)), 3000);
+        boundedOrRunning(out, 3000);
+        console.log(`     microphone, no gesture: ${JSON.stringify(out)}`);
+      });
+
+      await r.test("default_autoplay_policy_start_from_a_click_captures_and_sends_audio", async () => {
+        const out = await attempt(() => p.click("#start"));
+        assert.equal(out.ok, true, JSON.stringify(out));
+        assert.ok(out.levels >= 20, `${out.levels} level events with signal in 1.5 s`);
+        assert.equal(out.liveTracks, 0);
+        console.log(`     from a click: open after ${out.ms} ms, ${out.levels} level events in 1.5 s`);
+      });
+    } finally {
+      await strict.close();
+    }
+  }
   await new Promise((done) => server.close(done));
   wss.close();
   await emulator.stop();
