@@ -1,6 +1,6 @@
 // esbuild bundles of the suite for runtimes that cannot resolve node_modules themselves (workerd, edge-runtime).
 import { build } from "esbuild";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** Bundles `entry` resolving "docauto" through `conditions`; returns { code, inputs } (inputs: bundled files). */
@@ -23,6 +23,23 @@ export async function bundle(entry, { conditions, format, external = [], plugins
     target: "es2022",
   });
   return { code: res.outputFiles[0].text, inputs: Object.keys(res.metafile.inputs) };
+}
+
+/**
+ * A Worker as wrangler deploys it: `entry` bundled under the workerd conditions into `dir/worker.mjs`, each entry's
+ * `import "./wasm/<module>.wasm"` kept (external) and every module of the package copied into `dir/wasm/` by its name,
+ * for miniflare's `CompiledWasm` rule. Returns the bundled files.
+ */
+export async function writeWorker(entry, dir) {
+  const { code, inputs } = await bundle(entry, { conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"] });
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir + "wasm", { recursive: true });
+  writeFileSync(dir + "worker.mjs", code);
+  const pkg = fileURLToPath(new URL("../../pkg/", import.meta.url));
+  for (const module of readdirSync(pkg, { recursive: true }).filter((f) => f.endsWith(".wasm"))) {
+    copyFileSync(pkg + module, dir + "wasm/" + module.split("/").pop());
+  }
+  return inputs;
 }
 
 // What Vercel's bundler does with a `.wasm?module` import: the default export is a WebAssembly.Module compiled in the

@@ -62,3 +62,16 @@ export async function hangingServer() {
     },
   };
 }
+
+/** A port on 127.0.0.1 that was free a moment ago (for a program that takes its port as an argument). */
+export async function freePort() {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}

@@ -3,14 +3,13 @@
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, readdirSync, writeFileSync, copyFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Miniflare } from "miniflare";
-import { bundle } from "./bundle.mjs";
+import { writeWorker } from "./bundle.mjs";
 import { Checks, assert } from "./suite.mjs";
-import { onlyRuntimes, report } from "./common.mjs";
+import { freePort, onlyRuntimes, report } from "./common.mjs";
 import { startRedis } from "./dedupe/engines.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -23,14 +22,6 @@ export function extractExamples(markdown) {
   const out = {};
   for (const m of markdown.matchAll(re)) out[m[1]] = m[2] + "\n";
   return out;
-}
-
-async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 async function signedRequests() {
@@ -161,14 +152,7 @@ async function main() {
     for (const [name, extra] of [["cloudflare-worker", {}], ["handle-worker", { durableObjects: { DEDUPE: "DedupeObject" } }]]) {
       if (!only.includes("workerd") || !examples[name]) continue;
       const dir = `${outDir}${name}/`;
-      mkdirSync(dir + "wasm", { recursive: true });
-      const { code } = await bundle(`${outDir}${name}.mjs`, {
-        conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"],
-      });
-      writeFileSync(dir + "worker.mjs", code);
-      for (const module of readdirSync(root + "pkg", { recursive: true }).filter((f) => f.endsWith(".wasm"))) {
-        copyFileSync(root + "pkg/" + module, dir + "wasm/" + module.split("/").pop());
-      }
+      await writeWorker(`${outDir}${name}.mjs`, dir);
       const mf = new Miniflare({
         modules: true, scriptPath: dir + "worker.mjs", compatibilityDate: "2025-09-01",
         modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],

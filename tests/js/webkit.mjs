@@ -21,6 +21,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import { connect } from "node:net";
+import { freePort } from "./common.mjs";
 
 export const WEBKIT_DRIVER = "/usr/bin/WebKitWebDriver";
 export const XVFB = "/usr/bin/Xvfb";
@@ -89,18 +90,6 @@ function owned(child) {
   children.add(child);
   child.once("exit", () => children.delete(child));
   return child;
-}
-
-/** A port on 127.0.0.1 that was free a moment ago (for a program that takes its port as an argument). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts WebKitWebDriver on `display`; resolves to `{ url, stop() }` once it answers `/status`. */

@@ -243,13 +243,24 @@ impl VerifierState {
         }));
     }
 
-    /// The token of this instance's live claim on `event_id` taken by `verify` (`None`: not held, lapsed, or no
-    /// claims).
-    pub(super) fn held_token(&self, event_id: &str) -> Option<String> {
-        self.held
+    /// For `renewClaim` and `releaseClaim`: the event's id, and the token of this instance's live claim on it taken
+    /// by `verify` (`None`: not held, lapsed, or no claims). `not_an_event` and `no_dedupe` are their refusals.
+    pub(super) fn held_claim(
+        &self,
+        event_or_id: &JsValue,
+        not_an_event: &'static str,
+        no_dedupe: &'static str,
+    ) -> Result<(String, Option<String>), JsValue> {
+        let id = event_id_of(event_or_id, not_an_event)?;
+        if matches!(self.dedupe, Dedupe::Off) {
+            return Err(invalid_options(no_dedupe));
+        }
+        let token = self
+            .held
             .borrow()
-            .token(event_id, platform::now_seconds())
-            .map(str::to_owned)
+            .token(&id, platform::now_seconds())
+            .map(str::to_owned);
+        Ok((id, token))
     }
 }
 

@@ -333,11 +333,12 @@ impl WebhookVerifier {
     ) -> Promise {
         let inner = self.inner.clone();
         promise(async move {
-            let id = event_id_of(&event_or_id, "renewClaim takes an event or its eventId")?;
-            if matches!(inner.dedupe, Dedupe::Off) {
-                return Err(invalid_options("renewClaim needs the dedupe option"));
-            }
-            let Some(token) = inner.held_token(&id) else {
+            let (id, token) = inner.held_claim(
+                &event_or_id,
+                "renewClaim takes an event or its eventId",
+                "renewClaim needs the dedupe option",
+            )?;
+            let Some(token) = token else {
                 return Ok(JsValue::FALSE);
             };
             let now = inner.window()?.now;
@@ -367,11 +368,12 @@ impl WebhookVerifier {
     ) -> Promise {
         let inner = self.inner.clone();
         promise(async move {
-            let id = event_id_of(&event_or_id, "releaseClaim takes an event or its eventId")?;
-            if matches!(inner.dedupe, Dedupe::Off) {
-                return Err(invalid_options("releaseClaim needs the dedupe option"));
-            }
-            if let Some(token) = inner.held_token(&id) {
+            let (id, token) = inner.held_claim(
+                &event_or_id,
+                "releaseClaim takes an event or its eventId",
+                "releaseClaim needs the dedupe option",
+            )?;
+            if let Some(token) = token {
                 inner.held.borrow_mut().forget(&id);
                 inner.release(&id, &token).await?;
             }

@@ -4,21 +4,10 @@
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, existsSync, readdirSync, chownSync } from "node:fs";
 import { createServer } from "node:http";
-import { createServer as createNetServer, connect } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-/** A free loopback port. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createNetServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../common.mjs";
 
 /** Resolves once something accepts connections on `port`, or rejects after `ms`. */
 async function waitForPort(port, ms, child, name) {

@@ -2,12 +2,10 @@
 // verifier, share one D1 database, then one Durable Object namespace of `DedupeObject` (defined by the first
 // Worker, bound by the others). The store's contract runs inside workerd first. The Worker is bundled from the
 // package as users deploy it (esbuild, conditions workerd, each .wasm a CompiledWasm module).
-import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { copyFileSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
-import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TestSigner } from "docauto/testing";
+import { writeWorker } from "../bundle.mjs";
 import { report } from "../common.mjs";
 import { startLedger, runScenarios } from "./scenarios.mjs";
 
@@ -17,36 +15,7 @@ const root = fileURLToPath(new URL("../../../", import.meta.url));
 const dir = root + "target/docauto-js/dedupe-workers/";
 const only = process.argv.slice(2);
 
-const wasms = new Set();
-const bundled = await build({
-  entryPoints: [root + "tests/js/dedupe/worker-entry.mjs"],
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "neutral",
-  mainFields: ["module", "main"],
-  conditions: ["workerd", "worker", "browser"],
-  logLevel: "warning",
-  logOverride: { "empty-import-meta": "silent", "duplicate-object-key": "silent" },
-  target: "es2022",
-  plugins: [{
-    name: "wasm-as-module",
-    setup(b) {
-      b.onResolve({ filter: /\.wasm$/ }, (args) => {
-        const file = relative(root + "pkg", `${args.resolveDir}/${args.path}`);
-        wasms.add(file);
-        return { path: `./${file}`, external: true };
-      });
-    },
-  }],
-});
-rmSync(dir, { recursive: true, force: true });
-mkdirSync(dir, { recursive: true });
-writeFileSync(dir + "worker.mjs", bundled.outputFiles[0].text);
-for (const file of wasms) {
-  mkdirSync(dirname(dir + file), { recursive: true });
-  copyFileSync(root + "pkg/" + file, dir + file);
-}
+await writeWorker("./dedupe/worker-entry.mjs", dir);
 
 const signer = await TestSigner.generate();
 const ledger = await startLedger();
