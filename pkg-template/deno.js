@@ -3,6 +3,6 @@ import { initSync } from "./wasm/docauto.js";
 
 initSync({ module: Deno.readFileSync(new URL("./wasm/@WASM@", import.meta.url)) });
 
-// @NODE_CRYPTO(async: false)@
+// @NODE_CRYPTO(deno)@
 
 // @EXPORTS@

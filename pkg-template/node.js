@@ -8,6 +8,6 @@ import { initSync } from "./wasm/docauto.js";
 
 initSync({ module: readFileSync(join(dirname(fileURLToPath(import.meta.url)), "wasm", "@WASM@")) });
 
-// @NODE_CRYPTO(async: true)@
+// @NODE_CRYPTO(node)@
 
 // @EXPORTS@

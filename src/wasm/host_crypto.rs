@@ -2,13 +2,16 @@
 //!
 //! | runtime (package entry) | `verify` | `verifySync` |
 //! | --- | --- | --- |
-//! | Node, Bun (`node.js`, `index.cjs`) | `node:crypto` | `node:crypto` |
-//! | Deno (`deno.js`) | WebCrypto (faster than Deno's `node:crypto` there) | `node:crypto` |
+//! | Node (`node.js`, `index.cjs`) | `node:crypto` | `node:crypto` |
+//! | Bun (`node.js`), Deno (`deno.js`) | WebCrypto | p256 in wasm |
 //! | workerd, Vercel edge, browsers | WebCrypto | p256 in wasm |
 //! | no WebCrypto (insecure browser context) | p256 in wasm | p256 in wasm |
 //!
-//! The Node, Bun and Deno entries import `node:crypto` and hand it over with `__useNodeCrypto` before any export is
-//! used; the other entries never import it (bundlers and edge runtimes would refuse it). The host only answers; the
+//! Only the Node entry hands `node:crypto` over (`__useNodeCrypto`, before any export is used; it reads it with
+//! `process.getBuiltinModule`). Bun and Deno could, but measured by `tests/js/cold-start.mjs` it costs their cold
+//! start more than the whole verifier (Deno starts its Node compatibility layer on the first touch of `process` or
+//! `node:crypto`; Bun loads its `node:crypto` module), and their WebCrypto verifies as fast or faster (Bun: about 5 000
+//! against 2 000 verifications/s). The other entries never import it (bundlers and edge runtimes would refuse it). The host only answers; the
 //! core parsed the token (shape, scalar ranges) before, and maps the answer to a verdict after
 //! ([`crate::webhook::jwk::PublicKey::verify_host_answer`]). A host that throws or refuses the key answers `None`,
 //! and p256 checks in wasm instead.
@@ -72,7 +75,7 @@ thread_local! {
     static NODE_CRYPTO: RefCell<Option<Handed>> = const { RefCell::new(None) };
 }
 
-/// Called by the Node, Bun and Deno entries right after `initSync`: `crypto` is `node:crypto`; `forVerify` says
+/// Called by the Node entry right after `initSync`: `crypto` is `node:crypto`; `forVerify` says
 /// whether `verify` uses it too (else only `verifySync`). Hidden from the package's exports.
 #[wasm_bindgen(js_name = __useNodeCrypto)]
 pub fn use_node_crypto(crypto: JsValue, for_verify: bool) {

@@ -20,7 +20,7 @@ const WASM_FEATURES: &[&str] = &[
 ];
 
 /// Entry files copied from pkg-template/ into every entry folder. Placeholders: the `// @EXPORTS@` line becomes the
-/// re-exports of the entry's glue, `@WASM@` the file name of its module, and the `// @NODE_CRYPTO@` line the hand-over
+/// re-exports of the entry's glue, `@WASM@` the file name of its module, and the `// @NODE_CRYPTO(..)@` line the hand-over
 /// of `node:crypto` where the module verifies webhooks (nothing where it does not: a generated entry imports only
 /// what its glue exports, which strict ESM linking in Turbopack and webpack requires).
 const TEMPLATES: &[&str] = &[
@@ -44,11 +44,11 @@ const HIDDEN: &[&str] = &[
     "SyncInitInput",
     // The handle of one method call in flight, which the client's own promise.js drives; not part of the API.
     "FlowStepper",
-    // How the Node, Bun and Deno entries hand `node:crypto` to the webhook verifier; not part of the API.
+    // How the Node entry hands `node:crypto` to the webhook verifier; not part of the API.
     NODE_CRYPTO,
 ];
 
-/// The glue export through which the Node, Bun and Deno entries hand `node:crypto` to a module that verifies.
+/// The glue export through which the Node entry hands `node:crypto` to a module that verifies.
 const NODE_CRYPTO: &str = "__useNodeCrypto";
 
 /// The crate an entry's module is built from.
@@ -345,36 +345,39 @@ fn write_emulator_files(r: &Path, entry: &Entry, out: &Path, wasm: &Path) -> Res
 }
 
 /// An entry's JS source from its template: its re-exports, its module's file name, and the hand-over of
-/// `node:crypto` when the glue has one (`verifies`). The placeholder `// @NODE_CRYPTO(async: X)@` says whether `verify`
-/// (async) uses node:crypto too (Node, Bun: `true`) or keeps WebCrypto (Deno: `false`).
+/// `node:crypto` when the glue has one (`verifies`): the placeholder `// @NODE_CRYPTO(node)@` of node.js becomes the
+/// hand-over ([`node_crypto_hand_over`]), `// @NODE_CRYPTO(deno)@` of deno.js the note of why Deno takes none.
 fn entry_source(template: &str, exports: &str, module: &str, verifies: bool) -> String {
     let mut text = template
         .replace("// @EXPORTS@", exports)
         .replace("@WASM@", module);
-    for async_too in [true, false] {
-        let placeholder = format!("// @NODE_CRYPTO(async: {async_too})@");
-        let hand_over = match (verifies, async_too) {
+    for runtime in ["node", "deno"] {
+        let placeholder = format!("// @NODE_CRYPTO({runtime})@");
+        let hand_over = match (verifies, runtime == "node") {
             (false, _) => "// This module verifies no signatures: it takes no node:crypto.".to_owned(),
-            (true, true) => format!(
-                "// Webhook signatures are checked and bodies hashed with node:crypto (OpenSSL in Node, BoringSSL in Bun) by\n\
-                 // verify and verifySync: it is handed to the module before any export is used.\n{}",
-                node_crypto_hand_over(true)
-            ),
-            (true, false) => format!(
-                "// Webhook bodies are hashed with node:crypto, and verifySync checks signatures with it; verify keeps WebCrypto,\n\
-                 // faster than Deno's node:crypto verify (measured: about 3 400/s against 2 000/s for one P-256 signature).\n{}",
-                node_crypto_hand_over(false)
-            ),
+            (true, true) => node_crypto_hand_over(),
+            (true, false) => "// Deno: no node:crypto. Touching `process` or `node:crypto` starts Deno's Node compatibility layer,\n\
+                 // which cost a cold start more than the whole verifier (tests/js/cold-start.mjs): verify checks signatures\n\
+                 // with WebCrypto, verifySync with p256 in wasm, and bodies are hashed in wasm (as in workerd)."
+                .to_owned(),
         };
         text = text.replace(&placeholder, &hand_over);
     }
     text
 }
 
-/// The lines that hand `node:crypto` to a verifying module; `async_too`: `verify` uses it as well as `verifySync`.
-fn node_crypto_hand_over(async_too: bool) -> String {
+/// The lines that hand `node:crypto` to a verifying module in Node (`verify` and `verifySync` check signatures and
+/// hash bodies with it). Bun takes the same entry but not its `node:crypto`: importing it costs a Bun cold start more
+/// than the whole verifier, and Bun's WebCrypto verifies faster than its `node:crypto` (measured: about 5 000/s
+/// against 2 000/s). `process.getBuiltinModule` (Node 20.16+) reads the module only where it is handed over.
+fn node_crypto_hand_over() -> String {
     format!(
-        "import {{ createPublicKey, hash, verify }} from \"node:crypto\";\nimport {{ {NODE_CRYPTO} }} from \"./wasm/docauto.js\";\n\n{NODE_CRYPTO}({{ createPublicKey, hash, verify }}, {async_too});"
+        "// Node: webhook signatures are checked and bodies hashed with node:crypto (OpenSSL) by verify and verifySync,\n\
+         // handed to the module before any export is used. Bun takes this entry too, but not its node:crypto: importing\n\
+         // it costs a Bun cold start more than the whole verifier (tests/js/cold-start.mjs) and Bun's WebCrypto verifies\n\
+         // faster; there verify uses WebCrypto and verifySync p256 in wasm, as in workerd.\n\
+         import {{ {NODE_CRYPTO} }} from \"./wasm/docauto.js\";\n\n\
+         if (typeof Bun === \"undefined\") {NODE_CRYPTO}(process.getBuiltinModule(\"node:crypto\"), true);"
     )
 }
 
