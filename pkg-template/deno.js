@@ -2,6 +2,7 @@
 import { initSync } from "./wasm/docauto.js";
 
 initSync({ module: Deno.readFileSync(new URL("./wasm/@WASM@", import.meta.url)) });
+// @P256@
 
 // @NODE_CRYPTO(deno)@
 

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Checks, assert } from "./suite.mjs";
-import { report } from "./common.mjs";
+import { loadFixtures, report } from "./common.mjs";
 
 const require = createRequire(import.meta.url);
 const t = new Checks(console.log);
@@ -20,6 +20,8 @@ const ENTRIES = [
     name: "docauto/webhooks",
     dir: "webhooks/",
     module: "docauto-webhooks.wasm",
+    // Its P-256 check, a second module loaded on first need.
+    companion: "docauto-webhooks-p256.wasm",
     has: ["WebhookVerifier", "WebhookVerificationError"],
     lacks: ["DocAuto", "RealtimeTranscriber"],
   },
@@ -99,14 +101,21 @@ await t.run("every generated entry imports from its glue only names the glue exp
 });
 
 await t.run("each entry's module has its own file name, and every file of an entry names that module (esbuild users copy them into one folder)", () => {
-  const names = new Set(ENTRIES.map((e) => e.module));
-  assert(names.size === ENTRIES.length, "two entries share a module file name");
+  const all = ENTRIES.flatMap((e) => (e.companion ? [e.module, e.companion] : [e.module]));
+  assert(new Set(all).size === all.length, "two modules share a file name");
   for (const entry of ENTRIES) {
     readFileSync(new URL(`../../pkg/${entry.dir}wasm/${entry.module}`, import.meta.url));
     for (const file of ["index.js", "node.js", "deno.js", "workerd.js", "edge-light.js", "wasm/docauto.js"]) {
       const src = readFileSync(new URL(`../../pkg/${entry.dir}${file}`, import.meta.url), "utf8");
       const named = [...src.matchAll(/["'/]([\w-]+\.wasm)["'?]/g)].map((m) => m[1]);
-      assert(named.length > 0 && named.every((n) => n === entry.module), `${entry.dir}${file} names ${named.join(", ")}`);
+      const own = file === "wasm/docauto.js" || !entry.companion ? [entry.module] : [entry.module, entry.companion];
+      assert(named.includes(entry.module) && named.every((n) => own.includes(n)), `${entry.dir}${file} names ${named.join(", ")}`);
+    }
+    if (entry.companion) {
+      readFileSync(new URL(`../../pkg/${entry.dir}wasm/${entry.companion}`, import.meta.url));
+      const glue = readFileSync(new URL(`../../pkg/${entry.dir}wasm/p256.js`, import.meta.url), "utf8");
+      const named = [...glue.matchAll(/["'/]([\w-]+\.wasm)["'?]/g)].map((m) => m[1]);
+      assert(named.length > 0 && named.every((n) => n === entry.companion), `${entry.dir}wasm/p256.js names ${named.join(", ")}`);
     }
   }
 });
@@ -158,6 +167,44 @@ await t.run("docauto/testing: a signer's token passes the docauto/webhooks verif
   for (const name of ["docauto", "docauto/webhooks", "docauto/realtime"]) {
     assert(!("TestSigner" in (await import(name))), `${name} exports TestSigner`);
   }
+});
+
+await t.run("docauto/webhooks: the P-256 check no host answers comes from its second module, loaded on first need; without it verifySync refuses (invalid_signature, saying why) and verify still works", async () => {
+  const fx = loadFixtures();
+  const wrongKey = fx.cases.find((c) => c.name.startsWith("wrong key under a known kid"));
+  const dir = new URL("../../pkg/webhooks/wasm/", import.meta.url);
+  // The glue alone, no entry: no node:crypto and no P-256 loader handed over.
+  const glue = await import(new URL("docauto.js?p256-test", dir).href);
+  glue.initSync({ module: readFileSync(new URL("docauto-webhooks.wasm", dir)) });
+  const v = new glue.WebhookVerifier({ jwks: fx.jwks, now: fx.now });
+  const refusal = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+    return undefined;
+  };
+  const none = refusal(() => v.verifySync(fx.goodBody, fx.goodToken));
+  assert(none?.code === "invalid_signature" && /P-256 module/.test(none.message), `without the module: ${none?.code} ${none?.message}`);
+  assert((await v.verify(fx.goodBody, fx.goodToken)).eventId === fx.goodEnvelope.eventId, "verify (WebCrypto) failed without the module");
+  glue.__useP256(() => {
+    throw new Error("the module is missing");
+  });
+  const thrown = refusal(() => v.verifySync(fx.goodBody, fx.goodToken));
+  assert(thrown?.code === "invalid_signature" && /P-256 module/.test(thrown.message), `a loader that throws: ${thrown?.code} ${thrown?.message}`);
+  let loads = 0;
+  const p256 = await import(new URL("p256.js", dir).href);
+  glue.__useP256(() => {
+    loads++;
+    p256.initSync({ module: readFileSync(new URL("docauto-webhooks-p256.wasm", dir)) });
+    return p256.verifyP256;
+  });
+  assert(loads === 0, "the module was loaded before it was needed");
+  assert(v.verifySync(fx.goodBody, fx.goodToken).eventId === fx.goodEnvelope.eventId, "a valid delivery did not verify");
+  const wrong = refusal(() => v.verifySync(wrongKey.body, wrongKey.header));
+  assert(wrong?.code === "invalid_signature" && !/P-256 module/.test(wrong.message), `a wrong-key signature: ${wrong?.code} ${wrong?.message}`);
+  assert(loads === 1, `the module was loaded ${loads} times`);
 });
 
 report("package entries (node)", t);

@@ -46,10 +46,15 @@ const HIDDEN: &[&str] = &[
     "FlowStepper",
     // How the Node entry hands `node:crypto` to the webhook verifier; not part of the API.
     NODE_CRYPTO,
+    // How the entries hand the P-256 module's loader to the webhook verifier; not part of the API.
+    P256,
 ];
 
 /// The glue export through which the Node entry hands `node:crypto` to a module that verifies.
 const NODE_CRYPTO: &str = "__useNodeCrypto";
+
+/// The glue export through which every entry of `docauto/webhooks` hands over the loader of its P-256 module.
+const P256: &str = "__useP256";
 
 /// The crate an entry's module is built from.
 enum Source {
@@ -79,6 +84,23 @@ pub struct Entry {
     /// for `docauto/realtime`, whose resampler stays well above its speed floor; `wasm-emulator` ("z") for the
     /// emulator, judged on size.
     profile: &'static str,
+    /// A second module the entry loads only when it is needed, built with the entry's profile.
+    pub companion: Option<Companion>,
+}
+
+/// A second module of an entry: `docauto/webhooks`' P-256 check (`docauto-webhooks-p256.wasm`, feature
+/// `webhooks-p256`), asked only where no host crypto answers, so most cold starts never compile it.
+pub struct Companion {
+    /// File name of the module, under the entry's `wasm/`.
+    pub module: &'static str,
+    /// Its glue, `<glue>.js` under the entry's `wasm/` (wasm-bindgen `--out-name`).
+    glue: &'static str,
+    /// Cargo features of the SDK crate that build it.
+    features: &'static str,
+    /// Cargo target dir.
+    target_dir: &'static str,
+    /// Cargo profile.
+    profile: &'static str,
 }
 
 /// One entry per use, each with its own module: the API client (`docauto`), the webhook verifier (`docauto/webhooks`,
@@ -96,6 +118,7 @@ pub const ENTRIES: &[Entry] = &[
         },
         target_dir: "target/client",
         profile: "release",
+        companion: None,
     },
     Entry {
         name: "docauto/webhooks",
@@ -106,6 +129,13 @@ pub const ENTRIES: &[Entry] = &[
         },
         target_dir: "target/webhooks",
         profile: "release",
+        companion: Some(Companion {
+            module: "docauto-webhooks-p256.wasm",
+            glue: "p256",
+            features: "webhooks-p256 talc-allocator",
+            target_dir: "target/webhooks-p256",
+            profile: "release",
+        }),
     },
     Entry {
         name: "docauto/realtime",
@@ -116,6 +146,7 @@ pub const ENTRIES: &[Entry] = &[
         },
         target_dir: "target/realtime",
         profile: "wasm-realtime",
+        companion: None,
     },
     Entry {
         name: "docauto/testing",
@@ -126,6 +157,7 @@ pub const ENTRIES: &[Entry] = &[
         },
         target_dir: "target/testing",
         profile: "wasm-size",
+        companion: None,
     },
     Entry {
         name: "docauto/emulator",
@@ -134,6 +166,7 @@ pub const ENTRIES: &[Entry] = &[
         source: Source::Emulator,
         target_dir: "target/emulator",
         profile: "wasm-emulator",
+        companion: None,
     },
 ];
 
@@ -208,57 +241,19 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
             "docauto_emulator.wasm",
         ),
     };
-    step(&format!(
-        "{label}: cargo {} --profile {} --target wasm32-unknown-unknown",
-        cargo_args.join(" "),
-        entry.profile
-    ));
-    util::run(
-        Command::new("cargo")
-            .args(&cargo_args)
-            .args([
-                "--profile",
-                entry.profile,
-                "--target",
-                "wasm32-unknown-unknown",
-                "--target-dir",
-            ])
-            .arg(r.join(entry.target_dir))
-            .current_dir(r),
-        Duration::from_secs(30 * 60),
-    )?;
     let out = r.join("pkg").join(entry.dir);
     let wasm_dir = out.join("wasm");
-    step(&format!(
-        "{label}: wasm-bindgen --target web --remove-name-section"
-    ));
-    util::run(
-        Command::new(r.join(".tools/bin/wasm-bindgen"))
-            .arg(
-                r.join(entry.target_dir)
-                    .join("wasm32-unknown-unknown")
-                    .join(entry.profile)
-                    .join(crate_file),
-            )
-            .args([
-                "--target",
-                "web",
-                "--remove-name-section",
-                "--out-name",
-                "docauto",
-                "--out-dir",
-            ])
-            .arg(&wasm_dir)
-            .current_dir(r),
-        Duration::from_secs(5 * 60),
-    )?;
+    let module = Module {
+        label,
+        cargo_args: &cargo_args,
+        crate_file,
+        target_dir: entry.target_dir,
+        profile: entry.profile,
+        out_name: "docauto",
+        file: entry.module,
+    };
+    let glue_js = build_module(r, &module, &wasm_dir)?;
     let wasm = wasm_dir.join(entry.module);
-    fs::rename(wasm_dir.join("docauto_bg.wasm"), &wasm)
-        .map_err(|e| format!("cannot rename the module to {}: {e}", entry.module))?;
-    wasm_opt(&wasm, WASM_OPT_LEVEL)?;
-    let glue_path = wasm_dir.join("docauto.js");
-    let glue_js = patch_glue(&read(&glue_path)?, entry.module)?;
-    write(&glue_path, &glue_js)?;
     if let Source::Emulator = entry.source {
         return write_emulator_files(r, entry, &out, &wasm);
     }
@@ -298,7 +293,8 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
                 &dts_line.replace("\"./wasm/docauto.js\"", "\"./wasm/docauto.cjs\""),
             )
         } else {
-            entry_source(&src, &js_line, entry.module, verifies)
+            let text = entry_source(&src, &js_line, entry.module, verifies);
+            p256_hand_over(&text, name, entry.companion.as_ref())
         };
         write(&out.join(name), &text)?;
     }
@@ -310,7 +306,112 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
         types.len(),
         entry.wasm_path()
     ));
+    // Built after the entry's own files: its glue is not re-exported, and the error snippet above is the entry's.
+    if let Some(companion) = &entry.companion {
+        let args = [
+            "build",
+            "-p",
+            "docauto",
+            "--lib",
+            "--no-default-features",
+            "--features",
+            companion.features,
+        ];
+        let module = Module {
+            label: companion.module,
+            cargo_args: &args,
+            crate_file: "docauto.wasm",
+            target_dir: companion.target_dir,
+            profile: companion.profile,
+            out_name: companion.glue,
+            file: companion.module,
+        };
+        build_module(r, &module, &wasm_dir)?;
+        // Its declarations describe a hidden export: the package ships the JS and the module only.
+        for file in [
+            format!("{}.d.ts", companion.glue),
+            format!("{}_bg.wasm.d.ts", companion.glue),
+        ] {
+            let _ = fs::remove_file(wasm_dir.join(file));
+        }
+        let size = fs::metadata(wasm_dir.join(companion.module))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        step(&format!(
+            "{label}: companion {}/wasm/{} {size} bytes",
+            entry.dir, companion.module
+        ));
+    }
     Ok(())
+}
+
+/// One wasm module to build: the crate and features (`cargo_args`), then wasm-bindgen's web glue named
+/// `<out_name>.js` and the module renamed to `file`, both in the entry's `wasm/`.
+struct Module<'a> {
+    label: &'a str,
+    cargo_args: &'a [&'a str],
+    crate_file: &'a str,
+    target_dir: &'a str,
+    profile: &'a str,
+    out_name: &'a str,
+    file: &'a str,
+}
+
+/// cargo (wasm32, the module's profile) -> wasm-bindgen --target web -> rename -> wasm-opt -> the patched glue, which
+/// it writes and returns.
+fn build_module(r: &Path, m: &Module<'_>, wasm_dir: &Path) -> Result<String, String> {
+    let label = m.label;
+    step(&format!(
+        "{label}: cargo {} --profile {} --target wasm32-unknown-unknown",
+        m.cargo_args.join(" "),
+        m.profile
+    ));
+    util::run(
+        Command::new("cargo")
+            .args(m.cargo_args)
+            .args([
+                "--profile",
+                m.profile,
+                "--target",
+                "wasm32-unknown-unknown",
+                "--target-dir",
+            ])
+            .arg(r.join(m.target_dir))
+            .current_dir(r),
+        Duration::from_secs(30 * 60),
+    )?;
+    step(&format!(
+        "{label}: wasm-bindgen --target web --remove-name-section"
+    ));
+    util::run(
+        Command::new(r.join(".tools/bin/wasm-bindgen"))
+            .arg(
+                r.join(m.target_dir)
+                    .join("wasm32-unknown-unknown")
+                    .join(m.profile)
+                    .join(m.crate_file),
+            )
+            .args([
+                "--target",
+                "web",
+                "--remove-name-section",
+                "--out-name",
+                m.out_name,
+                "--out-dir",
+            ])
+            .arg(wasm_dir)
+            .current_dir(r),
+        Duration::from_secs(5 * 60),
+    )?;
+    let wasm = wasm_dir.join(m.file);
+    let produced = format!("{}_bg.wasm", m.out_name);
+    fs::rename(wasm_dir.join(&produced), &wasm)
+        .map_err(|e| format!("cannot rename the module to {}: {e}", m.file))?;
+    wasm_opt(&wasm, WASM_OPT_LEVEL)?;
+    let glue_path = wasm_dir.join(format!("{}.js", m.out_name));
+    let glue_js = patch_glue(&read(&glue_path)?, &produced, m.file)?;
+    write(&glue_path, &glue_js)?;
+    Ok(glue_js)
 }
 
 /// `docauto/emulator`'s files: copied from pkg-template/emulator/ (the bin executable), beside its glue and module.
@@ -366,6 +467,57 @@ fn entry_source(template: &str, exports: &str, module: &str, verifies: bool) -> 
     text
 }
 
+/// The `// @P256_START@` and `// @P256@` lines of the template `name`: where the entry has a P-256 module, the
+/// loader handed to the verifier's module with `__useP256` (called on the first check no host crypto answers), as
+/// each runtime can make it: from the `.wasm` import in workerd and the edge runtime (which compile no bytes at run
+/// time), from the file in Node, Bun and Deno; in browsers it is fetched and compiled beside the verifier's own
+/// module (a page may not compile a module of this size synchronously). Nothing where there is none.
+fn p256_hand_over(text: &str, name: &str, companion: Option<&Companion>) -> String {
+    let Some(c) = companion else {
+        return text
+            .replace("// @P256_START@\n", "")
+            .replace("// @P256@\n", "");
+    };
+    let (glue, file) = (c.glue, c.module);
+    let import = format!(
+        "import {{ initSync as initP256, verifyP256 }} from \"./wasm/{glue}.js\";\nimport {{ {P256} }} from \"./wasm/docauto.js\";"
+    );
+    let lines = match name {
+        "node.js" => format!(
+            "// P-256 checks where no host crypto answers (verifySync in Bun, a host that threw): a second module, read and\n\
+             // compiled on first use.\n{import}\n\n{P256}(() => (initP256({{ module: readFileSync(join(dirname(fileURLToPath(import.meta.url)), \"wasm\", \"{file}\")) }}), verifyP256));"
+        ),
+        "deno.js" => format!(
+            "// P-256 checks where no host crypto answers (verifySync): a second module, read and compiled on first use.\n{import}\n\n\
+             {P256}(() => (initP256({{ module: Deno.readFileSync(new URL(\"./wasm/{file}\", import.meta.url)) }}), verifyP256));"
+        ),
+        "workerd.js" | "edge-light.js" => format!(
+            "// P-256 checks where no host crypto answers (verifySync): a second module, imported compiled like the first and\n\
+             // instantiated on first use.\nimport p256Module from \"./wasm/{file}{}\";\n{import}\n\n{P256}(() => (initP256({{ module: p256Module }}), verifyP256));",
+            if name == "edge-light.js" { "?module" } else { "" }
+        ),
+        "index.js" => {
+            let start = format!(
+                "// P-256 checks where no host crypto answers (verifySync): a second module, fetched and compiled beside the first.\n\
+                 import initP256, {{ verifyP256 }} from \"./wasm/{glue}.js\";\nimport {{ {P256} }} from \"./wasm/docauto.js\";\n\n\
+                 const p256 = initP256({{ module_or_path: new URL(\"./wasm/{file}\", import.meta.url) }});"
+            );
+            return text
+                .replace("// @P256_START@", &start)
+                .replace(
+                    "// @P256@",
+                    &format!(
+                        "// A module that did not load leaves verify working; verifySync then refuses what needs it (invalid_signature).\n\
+                         await p256.catch(() => undefined);\n{P256}(() => verifyP256);"
+                    ),
+                );
+        }
+        _ => String::new(),
+    };
+    text.replace("// @P256_START@\n", "")
+        .replace("// @P256@", &lines)
+}
+
 /// The lines that hand `node:crypto` to a verifying module in Node (`verify` and `verifySync` check signatures and
 /// hash bodies with it). Bun takes the same entry but not its `node:crypto`: importing it costs a Bun cold start more
 /// than the whole verifier, and Bun's WebCrypto verifies faster than its `node:crypto` (measured: about 5 000/s
@@ -395,7 +547,7 @@ fn glue_exports(glue: &str, name: &str) -> bool {
 ///   source"). The brand check by `Object.prototype.toString` holds across realms.
 /// - The default module URL of the async init names the module's own file (renamed from `docauto_bg.wasm`), so a
 ///   bundler that follows `new URL(..., import.meta.url)` in the glue finds the file the entry loads.
-fn patch_glue(glue: &str, module: &str) -> Result<String, String> {
+fn patch_glue(glue: &str, produced: &str, module: &str) -> Result<String, String> {
     let glue = replace_once(
         glue,
         "if (!(module instanceof WebAssembly.Module)) {",
@@ -403,7 +555,7 @@ fn patch_glue(glue: &str, module: &str) -> Result<String, String> {
     )?;
     replace_once(
         &glue,
-        "new URL('docauto_bg.wasm', import.meta.url)",
+        &format!("new URL('{produced}', import.meta.url)"),
         &format!("new URL('{module}', import.meta.url)"),
     )
 }
