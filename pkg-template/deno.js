@@ -2,7 +2,8 @@
 import { initSync } from "./wasm/docauto.js";
 
 initSync({ module: Deno.readFileSync(new URL("./wasm/@WASM@", import.meta.url)) });
+// @P256@
 
-// @NODE_CRYPTO(async: false)@
+// @NODE_CRYPTO(deno)@
 
 // @EXPORTS@

@@ -6,5 +6,6 @@ import wasmModule from "./wasm/@WASM@?module";
 import { initSync } from "./wasm/docauto.js";
 
 initSync({ module: wasmModule });
+// @P256@
 
 // @EXPORTS@

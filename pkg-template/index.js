@@ -3,7 +3,9 @@
 // webpack emit the module as an asset from this `new URL(..., import.meta.url)`; with esbuild, which emits none,
 // copy `wasm/@WASM@` into a `wasm/` folder next to the bundle (README, "Bundlers").
 import init from "./wasm/docauto.js";
+// @P256_START@
 
 await init({ module_or_path: new URL("./wasm/@WASM@", import.meta.url) });
+// @P256@
 
 // @EXPORTS@

@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { initSync } from "./wasm/docauto.js";
 
 initSync({ module: readFileSync(join(dirname(fileURLToPath(import.meta.url)), "wasm", "@WASM@")) });
+// @P256@
 
-// @NODE_CRYPTO(async: true)@
+// @NODE_CRYPTO(node)@
 
 // @EXPORTS@

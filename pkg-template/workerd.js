@@ -4,5 +4,6 @@ import wasmModule from "./wasm/@WASM@";
 import { initSync } from "./wasm/docauto.js";
 
 initSync({ module: wasmModule });
+// @P256@
 
 // @EXPORTS@

@@ -2,16 +2,26 @@
 //!
 //! | runtime (package entry) | `verify` | `verifySync` |
 //! | --- | --- | --- |
-//! | Node, Bun (`node.js`, `index.cjs`) | `node:crypto` | `node:crypto` |
-//! | Deno (`deno.js`) | WebCrypto (faster than Deno's `node:crypto` there) | `node:crypto` |
+//! | Node (`node.js`, `index.cjs`) | `node:crypto` | `node:crypto` |
+//! | Bun (`node.js`), Deno (`deno.js`) | WebCrypto | p256 in wasm |
 //! | workerd, Vercel edge, browsers | WebCrypto | p256 in wasm |
 //! | no WebCrypto (insecure browser context) | p256 in wasm | p256 in wasm |
 //!
-//! The Node, Bun and Deno entries import `node:crypto` and hand it over with `__useNodeCrypto` before any export is
-//! used; the other entries never import it (bundlers and edge runtimes would refuse it). The host only answers; the
+//! Only the Node entry hands `node:crypto` over (`__useNodeCrypto`, before any export is used; it reads it with
+//! `process.getBuiltinModule`). Bun and Deno could, but measured by `tests/js/cold-start.mjs` it costs their cold
+//! start more than the whole verifier (Deno starts its Node compatibility layer on the first touch of `process` or
+//! `node:crypto`; Bun loads its `node:crypto` module), and their WebCrypto verifies as fast or faster (Bun: about 5 000
+//! against 2 000 verifications/s). The other entries never import it (bundlers and edge runtimes would refuse it). The host only answers; the
 //! core parsed the token (shape, scalar ranges) before, and maps the answer to a verdict after
 //! ([`crate::webhook::jwk::PublicKey::verify_host_answer`]). A host that throws or refuses the key answers `None`,
 //! and p256 checks in wasm instead.
+//!
+//! "p256 in wasm" is a second module, `docauto-webhooks-p256.wasm` (the core's [`crate::webhook::jwk::verify_prehash`]
+//! and nothing else): most runtimes never need it, so the verifier's own module carries no curve arithmetic beyond
+//! a key set's point check, and a cold start compiles less. Every entry hands over a loader with `__useP256`;
+//! it is called on the first check that no host answered, and makes the module's instance (synchronously: from the
+//! `.wasm` import of workerd and the edge entry, from the file in Node, Deno and Bun, from the module compiled with
+//! the page's in browsers).
 //!
 //! The body's SHA-256 is computed where it is cheapest (measured in Node by `cargo xtask bench`, microseconds per
 //! body: 745 B 1.4 by `node:crypto` `hash` against 3.2 by sha2 in wasm including the copy into wasm, 64 KiB 35
@@ -70,9 +80,55 @@ struct Handed {
 
 thread_local! {
     static NODE_CRYPTO: RefCell<Option<Handed>> = const { RefCell::new(None) };
+    /// The entry's loader of the P-256 module, then (once it answered) the module's `verifyP256`.
+    static P256: RefCell<P256> = const { RefCell::new(P256::Absent) };
 }
 
-/// Called by the Node, Bun and Deno entries right after `initSync`: `crypto` is `node:crypto`; `forVerify` says
+/// The second module's state.
+enum P256 {
+    Absent,
+    Loader(js_sys::Function),
+    Loaded(js_sys::Function),
+}
+
+/// Called by every entry of `docauto/webhooks` right after `initSync`: `load()` makes the P-256 module's instance
+/// and returns its `verifyP256(input)` (`input`: point `x || y`, SHA-256 of the signing input, `r || s`; 160 bytes).
+/// Hidden from the package's exports.
+#[wasm_bindgen(js_name = __useP256)]
+pub fn use_p256(load: JsValue) {
+    if load.is_function() {
+        P256.with(|p| *p.borrow_mut() = P256::Loader(load.unchecked_into()));
+    }
+}
+
+/// p256's verdict on `token` under `key`, from the P-256 module (made on first use); `None` when it cannot be
+/// loaded or its call fails.
+fn p256_verdict(key: &PublicKey, token: &CompactJws<'_>) -> Option<bool> {
+    let verify = P256.with(|p| match &*p.borrow() {
+        P256::Absent => None,
+        P256::Loaded(f) => Some(Ok(f.clone())),
+        P256::Loader(load) => Some(Err(load.clone())),
+    })?;
+    let verify = match verify {
+        Ok(f) => f,
+        Err(load) => {
+            let f = load.call0(&JsValue::UNDEFINED).ok()?;
+            let f: js_sys::Function = f.is_function().then(|| f.unchecked_into())?;
+            P256.with(|p| *p.borrow_mut() = P256::Loaded(f.clone()));
+            f
+        }
+    };
+    let mut input = [0u8; 160];
+    let (point, rest) = input.split_at_mut(64);
+    let (digest, signature) = rest.split_at_mut(32);
+    point.copy_from_slice(key.point());
+    digest.copy_from_slice(&crate::webhook::claims::sha256(token.signing_input()));
+    signature.copy_from_slice(&token.signature_bytes());
+    let input = js_sys::Uint8Array::from(&input[..]);
+    verify.call1(&JsValue::UNDEFINED, &input).ok()?.as_bool()
+}
+
+/// Called by the Node entry right after `initSync`: `crypto` is `node:crypto`; `forVerify` says
 /// whether `verify` uses it too (else only `verifySync`). Hidden from the package's exports.
 #[wasm_bindgen(js_name = __useNodeCrypto)]
 pub fn use_node_crypto(crypto: JsValue, for_verify: bool) {
@@ -190,6 +246,11 @@ impl HostCrypto {
                 token.signing_input(),
             )
             .ok()
+    }
+
+    /// p256's answer, from the P-256 module: asked when no host answered (there is none for this call, or it threw).
+    pub fn p256_answer(&self, key: &PublicKey, token: &CompactJws<'_>) -> Option<bool> {
+        p256_verdict(key, token)
     }
 
     /// Whether bodies stay in JS and are hashed by the host (`node:crypto`): the decision of where to hash.

@@ -5,6 +5,8 @@ mod client;
 #[cfg(feature = "webhooks")]
 mod host_crypto;
 mod interop;
+#[cfg(feature = "webhooks-p256")]
+mod p256_module;
 mod platform;
 #[cfg(feature = "realtime")]
 mod realtime;
@@ -18,6 +20,10 @@ pub use client::{
     validate_extraction_schema, ActionsResource, AgentRunsResource, AgentsResource,
     ConfigsResource, DocAuto, FilesResource, RealtimeResource, RunsResource, WebhooksResource,
 };
+#[cfg(feature = "webhooks")]
+pub use host_crypto::use_p256;
+#[cfg(feature = "webhooks-p256")]
+pub use p256_module::verify_p256;
 #[cfg(feature = "realtime")]
 pub use realtime::RealtimeTranscriber;
 #[cfg(feature = "testing")]
@@ -25,6 +31,13 @@ pub use testing::TestSigner;
 #[cfg(feature = "webhooks")]
 pub use webhook::WebhookVerifier;
 
+// For the type sections below (none in the P-256 module alone).
+#[cfg(any(
+    feature = "client",
+    feature = "realtime",
+    feature = "webhooks",
+    feature = "testing"
+))]
 use wasm_bindgen::prelude::*;
 
 /// The package's allocator (feature `talc-allocator`, which `cargo xtask build` enables; Cargo.toml gives the

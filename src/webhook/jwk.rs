@@ -8,7 +8,7 @@
 //! reads as `null`: a key holding one in a member above is unusable, and only that key is dropped.
 
 use crate::json::Json;
-use p256::ecdsa::signature::Verifier as _;
+use p256::ecdsa::signature::hazmat::PrehashVerifier as _;
 use p256::ecdsa::{Signature, VerifyingKey};
 use p256::elliptic_curve::ff::PrimeField;
 use p256::elliptic_curve::point::DecompressPoint;
@@ -24,6 +24,21 @@ use super::jws::{CompactJws, ALGORITHM};
 pub const MAX_JWKS_BYTES: usize = 256 * 1024;
 /// Most keys kept from one key set.
 pub const MAX_KEYS: usize = 64;
+
+/// Whether `(x, y)` (big-endian coordinates, each below the field's prime) is on P-256: `y^2 = x^3 - 3x + b`. Field
+/// arithmetic only (no square root, no point type): this is what a key set's parse links into `docauto/webhooks`,
+/// whose signatures the host checks (the point itself is made only where p256 checks a signature, below).
+fn on_curve(x_bytes: &[u8; 32], y_bytes: &[u8; 32]) -> bool {
+    type Fe = <NistP256 as PrimeCurveParams>::FieldElement;
+    let (Some(x), Some(y)) = (
+        Option::<Fe>::from(Fe::from_repr((*x_bytes).into())),
+        Option::<Fe>::from(Fe::from_repr((*y_bytes).into())),
+    ) else {
+        return false;
+    };
+    let rhs = x.square() * x + NistP256::EQUATION_A * x + NistP256::EQUATION_B;
+    bool::from(y.square().ct_eq(&rhs))
+}
 
 /// The curve point `(x, y)` (big-endian coordinates, each below the field's prime), `None` when it is not on
 /// P-256: `y^2 = x^3 - 3x + b`.
@@ -49,7 +64,8 @@ pub struct PublicKey {
     kid: String,
     x: String,
     y: String,
-    key: VerifyingKey,
+    /// `x || y`, big-endian, a point on the curve.
+    point: [u8; 64],
 }
 
 impl core::fmt::Debug for PublicKey {
@@ -87,12 +103,18 @@ impl PublicKey {
         let (x, y) = (text("x")?, text("y")?);
         let x_bytes: [u8; 32] = base64url::decode(x)?.try_into().ok()?;
         let y_bytes: [u8; 32] = base64url::decode(y)?.try_into().ok()?;
-        let key = VerifyingKey::from_affine(point_on_curve(&x_bytes, &y_bytes)?).ok()?;
+        if !on_curve(&x_bytes, &y_bytes) {
+            return None;
+        }
+        let mut point = [0u8; 64];
+        let (px, py) = point.split_at_mut(32);
+        px.copy_from_slice(&x_bytes);
+        py.copy_from_slice(&y_bytes);
         Some(Self {
             kid: kid.to_owned(),
             x: x.to_owned(),
             y: y.to_owned(),
-            key,
+            point,
         })
     }
 
@@ -101,9 +123,14 @@ impl PublicKey {
         &self.kid
     }
 
+    /// The point `x || y` (big-endian coordinates), as [`verify_prehash`] takes it.
+    pub fn point(&self) -> &[u8; 64] {
+        &self.point
+    }
+
     /// The key in the p256 crate's form.
-    pub fn verifying_key(&self) -> &VerifyingKey {
-        &self.key
+    pub fn verifying_key(&self) -> Option<VerifyingKey> {
+        verifying_key(&self.point)
     }
 
     /// The public JWK, normalized to the members this crate uses (never private members).
@@ -130,14 +157,15 @@ impl PublicKey {
     /// # Errors
     /// `invalid_signature` when the signature does not verify.
     pub fn verify(&self, jws: &CompactJws<'_>) -> Result<()> {
-        self.key
-            .verify(jws.signing_input(), jws.signature())
-            .map_err(|_| {
-                err(
-                    ErrorCode::InvalidSignature,
-                    "signature does not verify under the named key",
-                )
-            })
+        let digest = super::claims::sha256(jws.signing_input());
+        if verify_prehash(&self.point, &digest, &jws.signature_bytes()) {
+            Ok(())
+        } else {
+            Err(err(
+                ErrorCode::InvalidSignature,
+                "signature does not verify under the named key",
+            ))
+        }
     }
 
     /// Turns a host's answer for this token's signature (node:crypto, WebCrypto: "is this `r || s` valid under this
@@ -158,6 +186,27 @@ impl PublicKey {
         }
     }
 
+    /// A host's answer for this token's signature taken as final: as [`PublicKey::verify_host_answer`], except that
+    /// no answer fails instead of checking with p256 here. The JS layer of `docauto/webhooks` uses it: there p256 is
+    /// a second module that it asks itself, so the verifier's own module links no curve arithmetic beyond
+    /// [`KeySet`]'s point check.
+    ///
+    /// # Errors
+    /// `invalid_signature` when the host answered `false` or did not answer.
+    pub fn final_host_answer(&self, answer: Option<bool>) -> Result<()> {
+        match answer {
+            Some(true) => Ok(()),
+            Some(false) => Err(err(
+                ErrorCode::InvalidSignature,
+                "signature does not verify under the named key",
+            )),
+            None => Err(err(
+                ErrorCode::InvalidSignature,
+                "no host could check the signature (the P-256 module did not load)",
+            )),
+        }
+    }
+
     /// Verifies an ES256 signature given as raw `r || s` bytes over `message`.
     ///
     /// # Errors
@@ -169,13 +218,33 @@ impl PublicKey {
                 "signature is not 64 bytes of in-range scalars",
             )
         })?;
-        self.key.verify(message, &signature).map_err(|_| {
-            err(
+        let digest = super::claims::sha256(message);
+        if verify_prehash(&self.point, &digest, &signature.to_bytes().into()) {
+            Ok(())
+        } else {
+            Err(err(
                 ErrorCode::InvalidSignature,
                 "signature does not verify under the named key",
-            )
-        })
+            ))
+        }
     }
+}
+
+/// The p256 key of a point `x || y`; `None` when it is not on the curve.
+fn verifying_key(point: &[u8; 64]) -> Option<VerifyingKey> {
+    let (x, y) = point.split_at(32);
+    let (x, y): (&[u8; 32], &[u8; 32]) = (x.try_into().ok()?, y.try_into().ok()?);
+    VerifyingKey::from_affine(point_on_curve(x, y)?).ok()
+}
+
+/// Whether `signature` (`r || s`) is a valid ES256 signature by the key `point` (`x || y`) of a message whose SHA-256
+/// is `digest`. The whole of p256's ECDSA check: [`PublicKey::verify`] natively, and the one export of
+/// `docauto-webhooks-p256.wasm`, which `docauto/webhooks` loads only when no host crypto answers.
+pub fn verify_prehash(point: &[u8; 64], digest: &[u8; 32], signature: &[u8; 64]) -> bool {
+    let Ok(signature) = Signature::from_slice(signature) else {
+        return false;
+    };
+    verifying_key(point).is_some_and(|key| key.verify_prehash(digest, &signature).is_ok())
 }
 
 /// The usable keys of a key set, by `kid`.
@@ -341,6 +410,7 @@ mod tests {
         for (x, y) in &cases {
             let (a, b) = (ours(x, y), oracle(x, y));
             assert_eq!(a, b, "{x:?} {y:?}");
+            assert_eq!(on_curve(x, y), b.is_some(), "{x:?} {y:?}");
             valid += usize::from(a.is_some());
         }
         assert_eq!(valid, 80, "each key and its negation");

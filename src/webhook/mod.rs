@@ -146,19 +146,20 @@ pub fn check_token_hosted(
 
 /// As [`check_token_hosted`], with the claims read and checked against the clock earlier
 /// ([`claims::precheck`], while the host checked the signature): the signature's verdict still comes first, then
-/// the claims' error if they failed, then the body.
+/// the claims' error if they failed, then the body. The host's `answer` is final
+/// ([`jwk::PublicKey::final_host_answer`]: no answer is `invalid_signature`, p256 is not asked here): the JS layer
+/// asks p256 itself, in a module of its own.
 ///
 /// # Errors
 /// As [`check_token`].
 pub fn check_token_prechecked(
     key: &jwk::PublicKey,
-    token: &jws::CompactJws<'_>,
     answer: Option<bool>,
     prechecked: Result<claims::Prechecked>,
     digest: impl FnOnce() -> [u8; 32],
     envelope: impl FnOnce() -> Result<claims::EnvelopeIds>,
 ) -> Result<EventIds> {
-    key.verify_host_answer(token, answer)?;
+    key.final_host_answer(answer)?;
     prechecked?.finish(digest, envelope)
 }
 

@@ -147,7 +147,7 @@ export default { async fetch(req, env) {
   writeFileSync(dir + "without.mjs", `export default { async fetch(req, env) { return new Response(env.BODY.slice(0, 4)); } };`);
   const { code } = await bundle(dir + "with.mjs", { conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"] });
   writeFileSync(dir + "with.bundle.mjs", code);
-  copyFileSync(root + "pkg/webhooks/wasm/docauto-webhooks.wasm", dir + "wasm/docauto-webhooks.wasm");
+  for (const m of ["docauto-webhooks.wasm", "docauto-webhooks-p256.wasm"]) copyFileSync(root + "pkg/webhooks/wasm/" + m, dir + "wasm/" + m);
   const once = async (script) => {
     const t0 = performance.now();
     const mf = new Miniflare({
@@ -189,7 +189,7 @@ export default { async fetch(req, env) {
 } };`);
   const { code } = await bundle(dir + "entry.mjs", { conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"] });
   writeFileSync(dir + "worker.mjs", code);
-  copyFileSync(root + "pkg/webhooks/wasm/docauto-webhooks.wasm", dir + "wasm/docauto-webhooks.wasm");
+  for (const m of ["docauto-webhooks.wasm", "docauto-webhooks-p256.wasm"]) copyFileSync(root + "pkg/webhooks/wasm/" + m, dir + "wasm/" + m);
   const mf = new Miniflare({
     modules: true, scriptPath: dir + "worker.mjs", compatibilityDate: "2025-09-01",
     modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],

@@ -67,7 +67,9 @@ const { code } = await bundle(dir + "entry.mjs", {
   external: ["*.wasm"],
 });
 writeFileSync(dir + "worker.mjs", code);
-copyFileSync(fileURLToPath(new URL("../../pkg/webhooks/wasm/docauto-webhooks.wasm", import.meta.url)), dir + "wasm/docauto-webhooks.wasm");
+for (const m of ["docauto-webhooks.wasm", "docauto-webhooks-p256.wasm"]) {
+  copyFileSync(fileURLToPath(new URL(`../../pkg/webhooks/wasm/${m}`, import.meta.url)), dir + "wasm/" + m);
+}
 
 const caseNamed = (prefix) => {
   const c = fx.cases.find((x) => x.name.startsWith(prefix));

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Checks, assert } from "./suite.mjs";
-import { report } from "./common.mjs";
+import { loadFixtures, report } from "./common.mjs";
 
 const require = createRequire(import.meta.url);
 const t = new Checks(console.log);
@@ -20,10 +20,12 @@ const ENTRIES = [
     name: "docauto/webhooks",
     dir: "webhooks/",
     module: "docauto-webhooks.wasm",
+    // Its P-256 check, a second module loaded on first need.
+    companion: "docauto-webhooks-p256.wasm",
     has: ["WebhookVerifier", "WebhookVerificationError", "redisStore", "postgresStore", "d1Store", "durableObjectStore",
       "DedupeObject"],
-    // nor the glue's own functions (the node:crypto hand-over, the realm helpers)
-    lacks: ["DocAuto", "RealtimeTranscriber", "__useNodeCrypto"],
+    // nor the glue's own hand-overs (node:crypto, the P-256 module)
+    lacks: ["DocAuto", "RealtimeTranscriber", "__useNodeCrypto", "__useP256"],
   },
   {
     name: "docauto/realtime",
@@ -69,16 +71,19 @@ for (const entry of ENTRIES) {
   });
 }
 
-await t.run("only a verifying entry's Node, Bun and Deno files import node:crypto; no browser, workerd or edge file imports a node: module", () => {
+await t.run("only a verifying entry's Node file takes node:crypto, and not in Bun; the Deno file touches neither node: modules nor process (Deno's Node layer would start); no browser, workerd or edge file imports a node: module", () => {
   for (const entry of ENTRIES) {
     const read = (file) => readFileSync(new URL(`../../pkg/${entry.dir}${file}`, import.meta.url), "utf8");
     for (const file of ["index.js", "workerd.js", "edge-light.js"]) {
       assert(!/from\s+["']node:/.test(read(file)), `${entry.dir}${file} imports a node: module`);
     }
+    const deno = read("deno.js");
+    assert(!/from\s+["']node:|import\(["']node:|\bprocess\./.test(deno.replace(/^\/\/.*$/gm, "")), `${entry.dir}deno.js touches node: modules or process`);
     const verifies = entry.has.includes("WebhookVerifier");
-    for (const file of ["node.js", "deno.js"]) {
-      assert(/from\s+"node:crypto"/.test(read(file)) === verifies, `${entry.dir}${file}: imports node:crypto is not ${verifies}`);
-    }
+    const node = read("node.js");
+    assert(!/node:crypto"\)?;?\s*$/m.test(node.replace(/^\/\/.*$/gm, "").replace(/.*getBuiltinModule.*/g, "")), `${entry.dir}node.js imports node:crypto outside the hand-over`);
+    const handsOver = /if \(typeof Bun === "undefined"\) __useNodeCrypto\(process\.getBuiltinModule\("node:crypto"\), true\);/.test(node);
+    assert(handsOver === verifies, `${entry.dir}node.js: hands node:crypto over (not in Bun) is not ${verifies}`);
   }
 });
 
@@ -98,14 +103,21 @@ await t.run("every generated entry imports from its glue only names the glue exp
 });
 
 await t.run("each entry's module has its own file name, and every file of an entry names that module (esbuild users copy them into one folder)", () => {
-  const names = new Set(ENTRIES.map((e) => e.module));
-  assert(names.size === ENTRIES.length, "two entries share a module file name");
+  const all = ENTRIES.flatMap((e) => (e.companion ? [e.module, e.companion] : [e.module]));
+  assert(new Set(all).size === all.length, "two modules share a file name");
   for (const entry of ENTRIES) {
     readFileSync(new URL(`../../pkg/${entry.dir}wasm/${entry.module}`, import.meta.url));
     for (const file of ["index.js", "node.js", "deno.js", "workerd.js", "edge-light.js", "wasm/docauto.js"]) {
       const src = readFileSync(new URL(`../../pkg/${entry.dir}${file}`, import.meta.url), "utf8");
       const named = [...src.matchAll(/["'/]([\w-]+\.wasm)["'?]/g)].map((m) => m[1]);
-      assert(named.length > 0 && named.every((n) => n === entry.module), `${entry.dir}${file} names ${named.join(", ")}`);
+      const own = file === "wasm/docauto.js" || !entry.companion ? [entry.module] : [entry.module, entry.companion];
+      assert(named.includes(entry.module) && named.every((n) => own.includes(n)), `${entry.dir}${file} names ${named.join(", ")}`);
+    }
+    if (entry.companion) {
+      readFileSync(new URL(`../../pkg/${entry.dir}wasm/${entry.companion}`, import.meta.url));
+      const glue = readFileSync(new URL(`../../pkg/${entry.dir}wasm/p256.js`, import.meta.url), "utf8");
+      const named = [...glue.matchAll(/["'/]([\w-]+\.wasm)["'?]/g)].map((m) => m[1]);
+      assert(named.length > 0 && named.every((n) => n === entry.companion), `${entry.dir}wasm/p256.js names ${named.join(", ")}`);
     }
   }
 });
@@ -157,6 +169,44 @@ await t.run("docauto/testing: a signer's token passes the docauto/webhooks verif
   for (const name of ["docauto", "docauto/webhooks", "docauto/realtime"]) {
     assert(!("TestSigner" in (await import(name))), `${name} exports TestSigner`);
   }
+});
+
+await t.run("docauto/webhooks: the P-256 check no host answers comes from its second module, loaded on first need; without it verifySync refuses (invalid_signature, saying why) and verify still works", async () => {
+  const fx = loadFixtures();
+  const wrongKey = fx.cases.find((c) => c.name.startsWith("wrong key under a known kid"));
+  const dir = new URL("../../pkg/webhooks/wasm/", import.meta.url);
+  // The glue alone, no entry: no node:crypto and no P-256 loader handed over.
+  const glue = await import(new URL("docauto.js?p256-test", dir).href);
+  glue.initSync({ module: readFileSync(new URL("docauto-webhooks.wasm", dir)) });
+  const v = new glue.WebhookVerifier({ jwks: fx.jwks, now: fx.now });
+  const refusal = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+    return undefined;
+  };
+  const none = refusal(() => v.verifySync(fx.goodBody, fx.goodToken));
+  assert(none?.code === "invalid_signature" && /P-256 module/.test(none.message), `without the module: ${none?.code} ${none?.message}`);
+  assert((await v.verify(fx.goodBody, fx.goodToken)).eventId === fx.goodEnvelope.eventId, "verify (WebCrypto) failed without the module");
+  glue.__useP256(() => {
+    throw new Error("the module is missing");
+  });
+  const thrown = refusal(() => v.verifySync(fx.goodBody, fx.goodToken));
+  assert(thrown?.code === "invalid_signature" && /P-256 module/.test(thrown.message), `a loader that throws: ${thrown?.code} ${thrown?.message}`);
+  let loads = 0;
+  const p256 = await import(new URL("p256.js", dir).href);
+  glue.__useP256(() => {
+    loads++;
+    p256.initSync({ module: readFileSync(new URL("docauto-webhooks-p256.wasm", dir)) });
+    return p256.verifyP256;
+  });
+  assert(loads === 0, "the module was loaded before it was needed");
+  assert(v.verifySync(fx.goodBody, fx.goodToken).eventId === fx.goodEnvelope.eventId, "a valid delivery did not verify");
+  const wrong = refusal(() => v.verifySync(wrongKey.body, wrongKey.header));
+  assert(wrong?.code === "invalid_signature" && !/P-256 module/.test(wrong.message), `a wrong-key signature: ${wrong?.code} ${wrong?.message}`);
+  assert(loads === 1, `the module was loaded ${loads} times`);
 });
 
 report("package entries (node)", t);

@@ -19,7 +19,7 @@ report("workerd resolution (webhooks)", resolvedCheck("/" + (entries.find((i) =>
 mkdirSync(dir + "wasm", { recursive: true });
 writeFileSync(dir + "worker.mjs", code);
 // The bundle keeps each entry's `import "./wasm/<module>.wasm"` (external): one folder holds both, by their names.
-for (const module of ["wasm/docauto-client.wasm", "webhooks/wasm/docauto-webhooks.wasm"]) {
+for (const module of ["wasm/docauto-client.wasm", "webhooks/wasm/docauto-webhooks.wasm", "webhooks/wasm/docauto-webhooks-p256.wasm"]) {
   copyFileSync(fileURLToPath(new URL(`../../pkg/${module}`, import.meta.url)), dir + "wasm/" + module.split("/").pop());
 }
 

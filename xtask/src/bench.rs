@@ -28,6 +28,7 @@ pub fn bench(write: bool) -> Result<(), String> {
         .map(|(_, t)| t.trim().to_owned())
         .ok_or("bench printed no table")?;
     let size = size_bench(&r)?;
+    let cold = crate::cold_start::bench(&r)?;
 
     step("cargo build --release -p docauto-emulator -p docauto-emulator-bench (benchmarks run against a release emulator)");
     util::run(
@@ -83,7 +84,7 @@ pub fn bench(write: bool) -> Result<(), String> {
         summary(&realtime_browser),
         summary(&load.output)
     );
-    println!("\n{table}\n\n{size}\n\n{client}\n\n{more}\n\n{wasm_emulator}");
+    println!("\n{table}\n\n{size}\n\n{cold}\n\n{client}\n\n{more}\n\n{wasm_emulator}");
     if write {
         let path = r.join("BENCHMARKS.md");
         let doc = std::fs::read_to_string(&path)
@@ -96,6 +97,13 @@ pub fn bench(write: bool) -> Result<(), String> {
             SIZE_BEGIN,
             SIZE_END,
             &size,
+        );
+        let doc = replace_or_append(
+            &doc,
+            crate::cold_start::HEADING,
+            crate::cold_start::BEGIN,
+            crate::cold_start::END,
+            &cold,
         );
         let doc = replace_or_append(
             &doc,

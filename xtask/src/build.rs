@@ -20,7 +20,7 @@ const WASM_FEATURES: &[&str] = &[
 ];
 
 /// Entry files copied from pkg-template/ into every entry folder. Placeholders: the `// @EXPORTS@` line becomes the
-/// re-exports of the entry's glue, `@WASM@` the file name of its module, and the `// @NODE_CRYPTO@` line the hand-over
+/// re-exports of the entry's glue, `@WASM@` the file name of its module, and the `// @NODE_CRYPTO(..)@` line the hand-over
 /// of `node:crypto` where the module verifies webhooks (nothing where it does not: a generated entry imports only
 /// what its glue exports, which strict ESM linking in Turbopack and webpack requires).
 const TEMPLATES: &[&str] = &[
@@ -44,12 +44,17 @@ const HIDDEN: &[&str] = &[
     "SyncInitInput",
     // The handle of one method call in flight, which the client's own promise.js drives; not part of the API.
     "FlowStepper",
-    // How the Node, Bun and Deno entries hand `node:crypto` to the webhook verifier; not part of the API.
+    // How the Node entry hands `node:crypto` to the webhook verifier; not part of the API.
     NODE_CRYPTO,
+    // How the entries hand the P-256 module's loader to the webhook verifier; not part of the API.
+    P256,
 ];
 
-/// The glue export through which the Node, Bun and Deno entries hand `node:crypto` to a module that verifies.
+/// The glue export through which the Node entry hands `node:crypto` to a module that verifies.
 const NODE_CRYPTO: &str = "__useNodeCrypto";
+
+/// The glue export through which every entry of `docauto/webhooks` hands over the loader of its P-256 module.
+const P256: &str = "__useP256";
 
 /// The crate an entry's module is built from.
 enum Source {
@@ -82,6 +87,23 @@ pub struct Entry {
     /// for `docauto/realtime`, whose resampler stays well above its speed floor; `wasm-emulator` ("z") for the
     /// emulator, judged on size.
     profile: &'static str,
+    /// A second module the entry loads only when it is needed, built with the entry's profile.
+    pub companion: Option<Companion>,
+}
+
+/// A second module of an entry: `docauto/webhooks`' P-256 check (`docauto-webhooks-p256.wasm`, feature
+/// `webhooks-p256`), asked only where no host crypto answers, so most cold starts never compile it.
+pub struct Companion {
+    /// File name of the module, under the entry's `wasm/`.
+    pub module: &'static str,
+    /// Its glue, `<glue>.js` under the entry's `wasm/` (wasm-bindgen `--out-name`).
+    glue: &'static str,
+    /// Cargo features of the SDK crate that build it.
+    features: &'static str,
+    /// Cargo target dir.
+    target_dir: &'static str,
+    /// Cargo profile.
+    profile: &'static str,
 }
 
 /// One entry per use, each with its own module: the API client (`docauto`), the webhook verifier (`docauto/webhooks`,
@@ -100,6 +122,7 @@ pub const ENTRIES: &[Entry] = &[
         target_dir: "target/client",
         profile: "release",
         modules: &[],
+        companion: None,
     },
     Entry {
         name: "docauto/webhooks",
@@ -111,6 +134,13 @@ pub const ENTRIES: &[Entry] = &[
         target_dir: "target/webhooks",
         profile: "release",
         modules: &["src/wasm/webhook/stores.js"],
+        companion: Some(Companion {
+            module: "docauto-webhooks-p256.wasm",
+            glue: "p256",
+            features: "webhooks-p256 talc-allocator",
+            target_dir: "target/webhooks-p256",
+            profile: "release",
+        }),
     },
     Entry {
         name: "docauto/realtime",
@@ -122,6 +152,7 @@ pub const ENTRIES: &[Entry] = &[
         target_dir: "target/realtime",
         profile: "wasm-realtime",
         modules: &[],
+        companion: None,
     },
     Entry {
         name: "docauto/testing",
@@ -133,6 +164,7 @@ pub const ENTRIES: &[Entry] = &[
         target_dir: "target/testing",
         profile: "wasm-size",
         modules: &[],
+        companion: None,
     },
     Entry {
         name: "docauto/emulator",
@@ -142,6 +174,7 @@ pub const ENTRIES: &[Entry] = &[
         target_dir: "target/emulator",
         profile: "wasm-emulator",
         modules: &[],
+        companion: None,
     },
 ];
 
@@ -216,57 +249,19 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
             "docauto_emulator.wasm",
         ),
     };
-    step(&format!(
-        "{label}: cargo {} --profile {} --target wasm32-unknown-unknown",
-        cargo_args.join(" "),
-        entry.profile
-    ));
-    util::run(
-        Command::new("cargo")
-            .args(&cargo_args)
-            .args([
-                "--profile",
-                entry.profile,
-                "--target",
-                "wasm32-unknown-unknown",
-                "--target-dir",
-            ])
-            .arg(r.join(entry.target_dir))
-            .current_dir(r),
-        Duration::from_secs(30 * 60),
-    )?;
     let out = r.join("pkg").join(entry.dir);
     let wasm_dir = out.join("wasm");
-    step(&format!(
-        "{label}: wasm-bindgen --target web --remove-name-section"
-    ));
-    util::run(
-        Command::new(r.join(".tools/bin/wasm-bindgen"))
-            .arg(
-                r.join(entry.target_dir)
-                    .join("wasm32-unknown-unknown")
-                    .join(entry.profile)
-                    .join(crate_file),
-            )
-            .args([
-                "--target",
-                "web",
-                "--remove-name-section",
-                "--out-name",
-                "docauto",
-                "--out-dir",
-            ])
-            .arg(&wasm_dir)
-            .current_dir(r),
-        Duration::from_secs(5 * 60),
-    )?;
+    let module = Module {
+        label,
+        cargo_args: &cargo_args,
+        crate_file,
+        target_dir: entry.target_dir,
+        profile: entry.profile,
+        out_name: "docauto",
+        file: entry.module,
+    };
+    let glue_js = build_module(r, &module, &wasm_dir)?;
     let wasm = wasm_dir.join(entry.module);
-    fs::rename(wasm_dir.join("docauto_bg.wasm"), &wasm)
-        .map_err(|e| format!("cannot rename the module to {}: {e}", entry.module))?;
-    wasm_opt(&wasm, WASM_OPT_LEVEL)?;
-    let glue_path = wasm_dir.join("docauto.js");
-    let glue_js = patch_glue(&read(&glue_path)?, entry.module)?;
-    write(&glue_path, &glue_js)?;
     if let Source::Emulator = entry.source {
         return write_emulator_files(r, entry, &out, &wasm);
     }
@@ -323,7 +318,8 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
                     ),
             )
         } else {
-            entry_source(&src, &js_line, entry.module, verifies)
+            let text = entry_source(&src, &js_line, entry.module, verifies);
+            p256_hand_over(&text, name, entry.companion.as_ref())
         };
         write(&out.join(name), &text)?;
     }
@@ -335,6 +331,42 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
         types.len(),
         entry.wasm_path()
     ));
+    // Built after the entry's own files: its glue is not re-exported, and the error snippet above is the entry's.
+    if let Some(companion) = &entry.companion {
+        let args = [
+            "build",
+            "-p",
+            "docauto",
+            "--lib",
+            "--no-default-features",
+            "--features",
+            companion.features,
+        ];
+        let module = Module {
+            label: companion.module,
+            cargo_args: &args,
+            crate_file: "docauto.wasm",
+            target_dir: companion.target_dir,
+            profile: companion.profile,
+            out_name: companion.glue,
+            file: companion.module,
+        };
+        build_module(r, &module, &wasm_dir)?;
+        // Its declarations describe a hidden export: the package ships the JS and the module only.
+        for file in [
+            format!("{}.d.ts", companion.glue),
+            format!("{}_bg.wasm.d.ts", companion.glue),
+        ] {
+            let _ = fs::remove_file(wasm_dir.join(file));
+        }
+        let size = fs::metadata(wasm_dir.join(companion.module))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        step(&format!(
+            "{label}: companion {}/wasm/{} {size} bytes",
+            entry.dir, companion.module
+        ));
+    }
     Ok(())
 }
 
@@ -373,6 +405,75 @@ fn entry_module(
     Ok((js_line, dts_line))
 }
 
+/// One wasm module to build: the crate and features (`cargo_args`), then wasm-bindgen's web glue named
+/// `<out_name>.js` and the module renamed to `file`, both in the entry's `wasm/`.
+struct Module<'a> {
+    label: &'a str,
+    cargo_args: &'a [&'a str],
+    crate_file: &'a str,
+    target_dir: &'a str,
+    profile: &'a str,
+    out_name: &'a str,
+    file: &'a str,
+}
+
+/// cargo (wasm32, the module's profile) -> wasm-bindgen --target web -> rename -> wasm-opt -> the patched glue, which
+/// it writes and returns.
+fn build_module(r: &Path, m: &Module<'_>, wasm_dir: &Path) -> Result<String, String> {
+    let label = m.label;
+    step(&format!(
+        "{label}: cargo {} --profile {} --target wasm32-unknown-unknown",
+        m.cargo_args.join(" "),
+        m.profile
+    ));
+    util::run(
+        Command::new("cargo")
+            .args(m.cargo_args)
+            .args([
+                "--profile",
+                m.profile,
+                "--target",
+                "wasm32-unknown-unknown",
+                "--target-dir",
+            ])
+            .arg(r.join(m.target_dir))
+            .current_dir(r),
+        Duration::from_secs(30 * 60),
+    )?;
+    step(&format!(
+        "{label}: wasm-bindgen --target web --remove-name-section"
+    ));
+    util::run(
+        Command::new(r.join(".tools/bin/wasm-bindgen"))
+            .arg(
+                r.join(m.target_dir)
+                    .join("wasm32-unknown-unknown")
+                    .join(m.profile)
+                    .join(m.crate_file),
+            )
+            .args([
+                "--target",
+                "web",
+                "--remove-name-section",
+                "--out-name",
+                m.out_name,
+                "--out-dir",
+            ])
+            .arg(wasm_dir)
+            .current_dir(r),
+        Duration::from_secs(5 * 60),
+    )?;
+    let wasm = wasm_dir.join(m.file);
+    let produced = format!("{}_bg.wasm", m.out_name);
+    fs::rename(wasm_dir.join(&produced), &wasm)
+        .map_err(|e| format!("cannot rename the module to {}: {e}", m.file))?;
+    wasm_opt(&wasm, WASM_OPT_LEVEL)?;
+    let glue_path = wasm_dir.join(format!("{}.js", m.out_name));
+    let glue_js = patch_glue(&read(&glue_path)?, &produced, m.file)?;
+    write(&glue_path, &glue_js)?;
+    Ok(glue_js)
+}
+
 /// `docauto/emulator`'s files: copied from pkg-template/emulator/ (the bin executable), beside its glue and module.
 fn write_emulator_files(r: &Path, entry: &Entry, out: &Path, wasm: &Path) -> Result<(), String> {
     for name in EMULATOR_FILES {
@@ -405,36 +506,90 @@ fn write_emulator_files(r: &Path, entry: &Entry, out: &Path, wasm: &Path) -> Res
 }
 
 /// An entry's JS source from its template: its re-exports, its module's file name, and the hand-over of
-/// `node:crypto` when the glue has one (`verifies`). The placeholder `// @NODE_CRYPTO(async: X)@` says whether `verify`
-/// (async) uses node:crypto too (Node, Bun: `true`) or keeps WebCrypto (Deno: `false`).
+/// `node:crypto` when the glue has one (`verifies`): the placeholder `// @NODE_CRYPTO(node)@` of node.js becomes the
+/// hand-over ([`node_crypto_hand_over`]), `// @NODE_CRYPTO(deno)@` of deno.js the note of why Deno takes none.
 fn entry_source(template: &str, exports: &str, module: &str, verifies: bool) -> String {
     let mut text = template
         .replace("// @EXPORTS@", exports)
         .replace("@WASM@", module);
-    for async_too in [true, false] {
-        let placeholder = format!("// @NODE_CRYPTO(async: {async_too})@");
-        let hand_over = match (verifies, async_too) {
+    for runtime in ["node", "deno"] {
+        let placeholder = format!("// @NODE_CRYPTO({runtime})@");
+        let hand_over = match (verifies, runtime == "node") {
             (false, _) => "// This module verifies no signatures: it takes no node:crypto.".to_owned(),
-            (true, true) => format!(
-                "// Webhook signatures are checked and bodies hashed with node:crypto (OpenSSL in Node, BoringSSL in Bun) by\n\
-                 // verify and verifySync: it is handed to the module before any export is used.\n{}",
-                node_crypto_hand_over(true)
-            ),
-            (true, false) => format!(
-                "// Webhook bodies are hashed with node:crypto, and verifySync checks signatures with it; verify keeps WebCrypto,\n\
-                 // faster than Deno's node:crypto verify (measured: about 3 400/s against 2 000/s for one P-256 signature).\n{}",
-                node_crypto_hand_over(false)
-            ),
+            (true, true) => node_crypto_hand_over(),
+            (true, false) => "// Deno: no node:crypto. Touching `process` or `node:crypto` starts Deno's Node compatibility layer,\n\
+                 // which cost a cold start more than the whole verifier (tests/js/cold-start.mjs): verify checks signatures\n\
+                 // with WebCrypto, verifySync with p256 in wasm, and bodies are hashed in wasm (as in workerd)."
+                .to_owned(),
         };
         text = text.replace(&placeholder, &hand_over);
     }
     text
 }
 
-/// The lines that hand `node:crypto` to a verifying module; `async_too`: `verify` uses it as well as `verifySync`.
-fn node_crypto_hand_over(async_too: bool) -> String {
+/// The `// @P256_START@` and `// @P256@` lines of the template `name`: where the entry has a P-256 module, the
+/// loader handed to the verifier's module with `__useP256` (called on the first check no host crypto answers), as
+/// each runtime can make it: from the `.wasm` import in workerd and the edge runtime (which compile no bytes at run
+/// time), from the file in Node, Bun and Deno; in browsers it is fetched and compiled beside the verifier's own
+/// module (a page may not compile a module of this size synchronously). Nothing where there is none.
+fn p256_hand_over(text: &str, name: &str, companion: Option<&Companion>) -> String {
+    let Some(c) = companion else {
+        return text
+            .replace("// @P256_START@\n", "")
+            .replace("// @P256@\n", "");
+    };
+    let (glue, file) = (c.glue, c.module);
+    let import = format!(
+        "import {{ initSync as initP256, verifyP256 }} from \"./wasm/{glue}.js\";\nimport {{ {P256} }} from \"./wasm/docauto.js\";"
+    );
+    let lines = match name {
+        "node.js" => format!(
+            "// P-256 checks where no host crypto answers (verifySync in Bun, a host that threw): a second module, read and\n\
+             // compiled on first use.\n{import}\n\n{P256}(() => (initP256({{ module: readFileSync(join(dirname(fileURLToPath(import.meta.url)), \"wasm\", \"{file}\")) }}), verifyP256));"
+        ),
+        "deno.js" => format!(
+            "// P-256 checks where no host crypto answers (verifySync): a second module, read and compiled on first use.\n{import}\n\n\
+             {P256}(() => (initP256({{ module: Deno.readFileSync(new URL(\"./wasm/{file}\", import.meta.url)) }}), verifyP256));"
+        ),
+        "workerd.js" | "edge-light.js" => format!(
+            "// P-256 checks where no host crypto answers (verifySync): a second module, imported compiled like the first and\n\
+             // instantiated on first use.\nimport p256Module from \"./wasm/{file}{}\";\n{import}\n\n{P256}(() => (initP256({{ module: p256Module }}), verifyP256));",
+            if name == "edge-light.js" { "?module" } else { "" }
+        ),
+        "index.js" => {
+            let start = format!(
+                "// P-256 checks where no host crypto answers (verifySync): a second module, fetched and compiled beside the first.\n\
+                 import initP256, {{ verifyP256 }} from \"./wasm/{glue}.js\";\nimport {{ {P256} }} from \"./wasm/docauto.js\";\n\n\
+                 const p256 = initP256({{ module_or_path: new URL(\"./wasm/{file}\", import.meta.url) }});"
+            );
+            return text
+                .replace("// @P256_START@", &start)
+                .replace(
+                    "// @P256@",
+                    &format!(
+                        "// A module that did not load leaves verify working; verifySync then refuses what needs it (invalid_signature).\n\
+                         await p256.catch(() => undefined);\n{P256}(() => verifyP256);"
+                    ),
+                );
+        }
+        _ => String::new(),
+    };
+    text.replace("// @P256_START@\n", "")
+        .replace("// @P256@", &lines)
+}
+
+/// The lines that hand `node:crypto` to a verifying module in Node (`verify` and `verifySync` check signatures and
+/// hash bodies with it). Bun takes the same entry but not its `node:crypto`: importing it costs a Bun cold start more
+/// than the whole verifier, and Bun's WebCrypto verifies faster than its `node:crypto` (measured: about 5 000/s
+/// against 2 000/s). `process.getBuiltinModule` (Node 20.16+) reads the module only where it is handed over.
+fn node_crypto_hand_over() -> String {
     format!(
-        "import {{ createPublicKey, hash, verify }} from \"node:crypto\";\nimport {{ {NODE_CRYPTO} }} from \"./wasm/docauto.js\";\n\n{NODE_CRYPTO}({{ createPublicKey, hash, verify }}, {async_too});"
+        "// Node: webhook signatures are checked and bodies hashed with node:crypto (OpenSSL) by verify and verifySync,\n\
+         // handed to the module before any export is used. Bun takes this entry too, but not its node:crypto: importing\n\
+         // it costs a Bun cold start more than the whole verifier (tests/js/cold-start.mjs) and Bun's WebCrypto verifies\n\
+         // faster; there verify uses WebCrypto and verifySync p256 in wasm, as in workerd.\n\
+         import {{ {NODE_CRYPTO} }} from \"./wasm/docauto.js\";\n\n\
+         if (typeof Bun === \"undefined\") {NODE_CRYPTO}(process.getBuiltinModule(\"node:crypto\"), true);"
     )
 }
 
@@ -452,7 +607,7 @@ fn glue_exports(glue: &str, name: &str) -> bool {
 ///   source"). The brand check by `Object.prototype.toString` holds across realms.
 /// - The default module URL of the async init names the module's own file (renamed from `docauto_bg.wasm`), so a
 ///   bundler that follows `new URL(..., import.meta.url)` in the glue finds the file the entry loads.
-fn patch_glue(glue: &str, module: &str) -> Result<String, String> {
+fn patch_glue(glue: &str, produced: &str, module: &str) -> Result<String, String> {
     let glue = replace_once(
         glue,
         "if (!(module instanceof WebAssembly.Module)) {",
@@ -460,7 +615,7 @@ fn patch_glue(glue: &str, module: &str) -> Result<String, String> {
     )?;
     replace_once(
         &glue,
-        "new URL('docauto_bg.wasm', import.meta.url)",
+        &format!("new URL('{produced}', import.meta.url)"),
         &format!("new URL('{module}', import.meta.url)"),
     )
 }

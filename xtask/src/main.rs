@@ -2,6 +2,7 @@
 
 mod bench;
 mod build;
+mod cold_start;
 mod demo;
 mod fuzz;
 mod install;

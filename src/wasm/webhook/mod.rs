@@ -528,7 +528,8 @@ impl VerifierState {
 
     /// The core's verdicts in its order (signature, claims and clock, body) for claims already read: the body's
     /// digest is `digest` when it was computed already, else computed here once the claims passed. Returns the ids
-    /// and the event the envelope reader parsed.
+    /// and the event the envelope reader parsed. A host that gave no `answer` is followed by p256, in its own module
+    /// ([`HostCrypto::p256_answer`]).
     fn checked(
         &self,
         key: &PublicKey,
@@ -539,9 +540,9 @@ impl VerifierState {
         digest: Option<[u8; 32]>,
     ) -> Result<(EventIds, JsValue), JsValue> {
         let mut event = JsValue::UNDEFINED;
+        let answer = answer.or_else(|| self.hosts.p256_answer(key, token));
         let ids = crate::webhook::check_token_prechecked(
             key,
-            token,
             answer,
             prechecked,
             || digest.unwrap_or_else(|| self.digest(body)),

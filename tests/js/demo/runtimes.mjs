@@ -103,7 +103,7 @@ async function workerd(env) {
     entryPoints: [join(ROOT, "www", "backend.mjs")], bundle: true, format: "esm", outfile: join(dir, "worker.mjs"),
     conditions: ["workerd", "worker", "browser"], external: ["*.wasm"], logLevel: "error",
   });
-  for (const module of [["wasm", "docauto-client.wasm"], ["webhooks", "wasm", "docauto-webhooks.wasm"]]) {
+  for (const module of [["wasm", "docauto-client.wasm"], ["webhooks", "wasm", "docauto-webhooks.wasm"], ["webhooks", "wasm", "docauto-webhooks-p256.wasm"]]) {
     copyFileSync(join(ROOT, "pkg", ...module), join(dir, "wasm", module.at(-1)));
   }
   const assets = diskAssets({ "/pkg/": join(ROOT, "pkg"), "/": join(ROOT, "www", "public") });

@@ -17,7 +17,7 @@ const { code, inputs } = await bundle("./emulator/worker.mjs", {
 report("docauto/emulator workerd resolution", resolvedCheck("/" + (inputs.find((i) => i.startsWith("pkg/emulator/") && !i.includes("/wasm/") && !i.endsWith("core.js")) ?? "none"), "emulator/workerd.js"));
 mkdirSync(`${dir}wasm`, { recursive: true });
 writeFileSync(`${dir}worker.mjs`, code);
-for (const module of ["emulator/wasm/docauto-emulator.wasm", "wasm/docauto-client.wasm", "webhooks/wasm/docauto-webhooks.wasm"]) {
+for (const module of ["emulator/wasm/docauto-emulator.wasm", "wasm/docauto-client.wasm", "webhooks/wasm/docauto-webhooks.wasm", "webhooks/wasm/docauto-webhooks-p256.wasm"]) {
   copyFileSync(`${root}pkg/${module}`, `${dir}wasm/${module.split("/").pop()}`);
 }
 

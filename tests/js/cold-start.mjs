@@ -1,0 +1,444 @@
+// cargo xtask bench: cold start of `docauto/webhooks` against jose, as users deploy them. The package is packed
+// (`npm pack pkg/`) and installed from its tarball into a fresh app, with jose beside it; then, in interleaved rounds:
+// - workerd (miniflare): each side is a Worker bundled by esbuild (`--conditions=workerd,worker,browser`), the `.wasm`
+//   a `CompiledWasm` module; one start is `new Miniflare` to the first answer of its first request;
+// - Deno, Bun and Node: each side is a fresh process that imports, verifies one delivery, prints and exits; one start
+//   is the spawn to its printed answer.
+// Every side's time is taken minus a bare Worker or script (which only answers) started in the same round: that
+// difference is what the verifier costs a cold start. jose does the same checks as the package's `verify`:
+// `jwtVerify` with a local key set, issuer and clock, the body's SHA-256 against `bodySha256`, and the envelope's
+// `eventId`, `type` and `processingId` against the claims. Our side is also split, by starting intermediate
+// variants in the same round: the module compiled alone (compile), the entry imported without verifying (import +
+// instantiation), the whole (first `verify`).
+//
+//   node tests/js/cold-start.mjs [--rounds N] [--runtimes workerd,deno,bun,node] [--pkg DIR] [--baseline DIR]
+//
+// `--baseline DIR` packs a second build (a pkg/ folder of another commit) and starts it in the same rounds, for a
+// before/after comparison from one run. Prints a markdown report after the line `<!-- table -->`.
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+import { TestSigner } from "docauto/testing";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const work = join(root, "target/docauto-js/cold-start");
+const bin = (b) => join(root, "node_modules/.bin", b);
+const NOW = 1_790_000_000;
+const EXPECTED = "agr_cold_start";
+
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const ROUNDS = Number(flag("--rounds", "11"));
+const RUNTIMES = flag("--runtimes", "workerd,deno,bun,node").split(",");
+const PKG = resolve(flag("--pkg", join(root, "pkg")));
+const BASELINE = flag("--baseline", null);
+/** Targets of issue 31: our penalty over a bare start, over jose's. */
+const TARGETS = { workerd: [1.0, 0.6], deno: [1.0, 0.6], bun: [1.0, 0.6], node: [0.8, null] };
+const LABELS = { workerd: "workerd (miniflare)", deno: "Deno", bun: "Bun", node: "Node" };
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const quartiles = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.round(q * (s.length - 1)))];
+  return [at(0.25), at(0.75)];
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The apps: the package installed from its tarball, jose beside it.
+
+function installApp(name, pkgDir) {
+  const dir = join(work, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const packed = execFileSync("npm", ["pack", pkgDir, "--pack-destination", dir, "--json"], {
+    cwd: dir, stdio: ["ignore", "pipe", "pipe"], timeout: 120_000,
+  });
+  const tarball = join(dir, JSON.parse(packed.toString())[0].filename);
+  const jose = JSON.parse(readFileSync(join(root, "node_modules/jose/package.json"), "utf8")).version;
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `cold-${name}`, private: true, type: "module" }));
+  execFileSync("npm", ["install", tarball, `jose@${jose}`, "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], {
+    cwd: dir, stdio: ["ignore", "pipe", "pipe"], timeout: 300_000,
+  });
+  return dir;
+}
+
+/** The module `docauto/webhooks` loads, and the JS files of its entry (its graph as the Node entry imports it). */
+function moduleOf(app) {
+  const wasmDir = join(app, "node_modules/docauto/webhooks/wasm");
+  const wasm = readdirSync(wasmDir).filter((f) => f.endsWith(".wasm")).map((f) => join(wasmDir, f));
+  return wasm;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The scripts of one side. `input`: { jwks, body, signature }.
+
+function verifierScripts(input, runtime) {
+  const { jwks, body, signature } = input;
+  const literal = JSON.stringify;
+  const digestWeb = `const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body)));
+const sha = base64url.encode(digest);`;
+  const digestNode = `const { createHash } = await import("node:crypto");
+const sha = createHash("sha256").update(body).digest("base64url");`;
+  return {
+    verify: `import { WebhookVerifier } from "docauto/webhooks";
+const v = new WebhookVerifier({ jwks: ${literal(jwks)}, now: ${NOW} });
+const e = await v.verify(${literal(body)}, ${literal(signature)});
+ANSWER(e.processingId);`,
+    imported: `import { WebhookVerifier } from "docauto/webhooks";
+globalThis.__verifier = WebhookVerifier;
+ANSWER(${literal(EXPECTED)});`,
+    // jose's SHA-256: WebCrypto where it is the platform's (workerd, Deno), node:crypto in Node and Bun (the faster
+    // of the two there, as the steady-state table measures jose).
+    jose: `import { base64url, createLocalJWKSet, jwtVerify } from "jose";
+const body = ${literal(body)};
+const { payload } = await jwtVerify(${literal(signature)}, createLocalJWKSet(${literal(jwks)}), {
+  algorithms: ["ES256"], issuer: "svc-process", currentDate: new Date(${NOW * 1000}),
+});
+${runtime === "node" || runtime === "bun" ? digestNode : digestWeb}
+if (sha !== payload.bodySha256) throw new Error("body");
+const e = JSON.parse(body);
+if (e.eventId !== payload.eventId || e.type !== payload.type || e.processingId !== payload.processingId) throw new Error("claims");
+ANSWER(e.processingId);`,
+  };
+}
+
+/** A fresh-process script: `ANSWER(x)` prints x. */
+function processScript(source) {
+  return source.replace(/ANSWER\((.*)\);$/m, "console.log($1);");
+}
+
+/** The compile-only script of a runtime: the module's bytes read and compiled as its package entry does. */
+function compileScript(runtime, wasmPaths) {
+  const read = runtime === "deno"
+    ? (p) => `Deno.readFileSync(${JSON.stringify(p)})`
+    : (p) => `readFileSync(${JSON.stringify(p)})`;
+  return `${runtime === "deno" ? "" : 'import { readFileSync } from "node:fs";\n'}${wasmPaths
+    .map((p) => `new WebAssembly.Module(${read(p)});`)
+    .join("\n")}
+console.log(${JSON.stringify(EXPECTED)});`;
+}
+
+/** A Worker answering `ANSWER(x)` on its first request; the top-level of `source` runs at start. */
+function workerScript(source) {
+  const [top, ...rest] = source.split("\n");
+  const imports = [top, ...rest].filter((l) => l.startsWith("import ")).join("\n");
+  const code = [top, ...rest].filter((l) => !l.startsWith("import ")).join("\n");
+  return `${imports}
+export default { async fetch() {
+${code.replace(/ANSWER\((.*)\);$/m, "return new Response($1);")}
+} };`;
+}
+
+async function bundleWorker(dir, name, source, app) {
+  const entry = join(app, `${name}.entry.mjs`);
+  writeFileSync(entry, source);
+  const res = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    conditions: ["workerd", "worker", "browser"],
+    external: ["*.wasm"],
+    logLevel: "warning",
+    logOverride: { "empty-import-meta": "silent", "duplicate-object-key": "silent" },
+    target: "es2022",
+  });
+  const out = join(dir, `${name}.mjs`);
+  writeFileSync(out, res.outputFiles[0].text);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// One start.
+
+/**
+ * Spawns `cmd` (under bash, whose `times` reports the CPU time of its children) and resolves { wall, cpu }: the ms
+ * from spawn to its first printed line (which must be the expected answer), and the CPU ms (user + system, all
+ * threads) of the process. Bash's own start is in every side's wall time alike, so it cancels against the bare one.
+ */
+function processOnce(cmd, argv, cwd, env) {
+  return new Promise((resolveRun, reject) => {
+    const t0 = performance.now();
+    const child = spawn("bash", ["-c", '"$@"; code=$?; times >&2; exit $code', "_", cmd, ...argv], {
+      cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    let wall = null;
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (wall === null && out.includes("\n")) wall = performance.now() - t0;
+    });
+    child.stderr.on("data", (d) => (err += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const line = out.split("\n")[0].trim();
+      // The last line of `times`: the children's user and system time, as `0m0.045s 0m0.012s`.
+      const times = err.trim().split("\n").pop().match(/^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/);
+      if (code !== 0 || line !== EXPECTED || wall === null || !times) {
+        reject(new Error(`${cmd} ${argv.join(" ")} exited ${code}, printed ${JSON.stringify(out.slice(0, 200))}: ${err.slice(0, 600)}`));
+      } else {
+        const cpu = (Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4])) * 1000;
+        resolveRun({ wall, cpu });
+      }
+    });
+  });
+}
+
+/** The pids of this process's children whose command is `name` (from /proc: every thread's `children`). */
+function childrenNamed(name) {
+  const pids = [];
+  for (const task of readdirSync(`/proc/${process.pid}/task`)) {
+    let children = "";
+    try {
+      children = readFileSync(`/proc/${process.pid}/task/${task}/children`, "utf8");
+    } catch {
+      continue;
+    }
+    for (const pid of children.trim().split(/\s+/).filter(Boolean)) {
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === name) pids.push(pid);
+      } catch {
+        // exited meanwhile
+      }
+    }
+  }
+  return pids;
+}
+
+/** CPU ms (all threads, from the scheduler's nanosecond counters) that the processes `pids` have run so far. */
+function cpuOf(pids) {
+  let ns = 0;
+  for (const pid of pids) {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    }
+  }
+  return ns / 1e6;
+}
+
+async function workerOnce(script, modulesRoot) {
+  const t0 = performance.now();
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: script,
+    modulesRoot,
+    compatibilityDate: "2025-09-01",
+    modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+  });
+  try {
+    const res = await mf.dispatchFetch("http://localhost/");
+    const text = await res.text();
+    const wall = performance.now() - t0;
+    // workerd's CPU time up to its first answer (start, compile, script, the request): the process miniflare runs.
+    const cpu = cpuOf(childrenNamed("workerd"));
+    if (res.status !== 200 || text !== EXPECTED) throw new Error(`worker ${script} answered ${res.status}: ${text.slice(0, 300)}`);
+    return { wall, cpu };
+  } finally {
+    await mf.dispose();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The starts of one runtime: name -> () => Promise<ms>.
+
+async function startsOf(runtime, apps, input) {
+  const starts = {};
+  const bare = `ANSWER(${JSON.stringify(EXPECTED)});`;
+  if (runtime === "workerd") {
+    for (const [side, app] of Object.entries(apps)) {
+      const dir = join(app, "worker");
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(join(dir, "wasm"), { recursive: true });
+      const modules = moduleOf(app);
+      for (const m of modules) copyFileSync(m, join(dir, "wasm", m.split("/").pop()));
+      const s = verifierScripts(input, runtime);
+      const compile = `${modules.map((m, i) => `import m${i} from "./wasm/${m.split("/").pop()}";`).join("\n")}
+globalThis.__modules = [${modules.map((_, i) => `m${i}`).join(", ")}];
+ANSWER(${JSON.stringify(EXPECTED)});`;
+      const scripts = { compile: workerScript(compile), imported: workerScript(s.imported), verify: workerScript(s.verify) };
+      for (const [name, source] of Object.entries(scripts)) {
+        const file = name === "compile"
+          ? (writeFileSync(join(dir, "compile.mjs"), source), join(dir, "compile.mjs"))
+          : await bundleWorker(dir, name, source, app);
+        starts[`${side}:${name}`] = () => workerOnce(file, dir);
+      }
+      if (side === "docauto") {
+        const jose = await bundleWorker(dir, "jose", workerScript(s.jose), app);
+        starts.jose = () => workerOnce(jose, dir);
+        writeFileSync(join(dir, "bare.mjs"), workerScript(bare));
+        starts.bare = () => workerOnce(join(dir, "bare.mjs"), dir);
+      }
+    }
+    return starts;
+  }
+  const command = {
+    node: [process.execPath, []],
+    bun: [bin("bun"), []],
+    deno: [bin("deno"), ["run", "--allow-read"]],
+  }[runtime];
+  const env = runtime === "deno" ? { DENO_NO_UPDATE_CHECK: "1", DENO_DIR: join(work, "deno-dir") } : {};
+  for (const [side, app] of Object.entries(apps)) {
+    const s = verifierScripts(input, runtime);
+    const scripts = {
+      compile: compileScript(runtime, moduleOf(app)),
+      imported: processScript(s.imported),
+      verify: processScript(s.verify),
+    };
+    if (side === "docauto") Object.assign(scripts, { jose: processScript(s.jose), bare: processScript(bare) });
+    for (const [name, source] of Object.entries(scripts)) {
+      const file = join(app, `${runtime}-${name}.mjs`);
+      writeFileSync(file, source);
+      const key = name === "jose" || name === "bare" ? name : `${side}:${name}`;
+      starts[key] = () => processOnce(command[0], [...command[1], file], app, env);
+    }
+  }
+  return starts;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The files and gzip -9 bytes the Node entry of `docauto/webhooks` loads (entry, glue, snippets, modules). */
+function entryFiles(app) {
+  const dir = join(app, "node_modules/docauto/webhooks");
+  const files = [];
+  const walk = (d) => {
+    for (const f of readdirSync(d)) {
+      const p = join(d, f);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (p.endsWith(".js") && !p.endsWith(".d.ts")) files.push(p);
+    }
+  };
+  walk(join(dir, "wasm"));
+  const js = [join(dir, "node.js"), ...files];
+  const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
+  return {
+    jsFiles: js.length,
+    jsGzip: js.reduce((a, p) => a + gz(p), 0),
+    wasm: moduleOf(app).map((p) => ({ name: p.split("/").pop(), raw: statSync(p).size, gzip: gz(p) })),
+  };
+}
+
+const ms = (x) => `${x.toFixed(1)} ms`;
+const signed = (x) => `${x >= 0 ? "+" : ""}${x.toFixed(1)} ms`;
+/** The median of a side's costs over the rounds, and their quartiles. */
+const spread = (xs) => {
+  const [q1, q3] = quartiles(xs);
+  return `${signed(median(xs))} (${q1.toFixed(1)} to ${q3.toFixed(1)})`;
+};
+
+async function main() {
+  mkdirSync(work, { recursive: true });
+  const signer = await TestSigner.generate({ now: NOW });
+  const delivery = await signer.sign({ type: "agent_run.completed", processingId: EXPECTED, data: {} });
+  const input = { jwks: signer.jwks, body: delivery.body, signature: delivery.signature };
+
+  const apps = { docauto: installApp("app", PKG) };
+  if (BASELINE) apps.baseline = installApp("app-baseline", resolve(BASELINE));
+  const starts = {};
+  for (const runtime of RUNTIMES) starts[runtime] = await startsOf(runtime, apps, input);
+
+  const load = [loadavg()[0]];
+  const samples = {};
+  const cpuSamples = {};
+  // Round 0 warms the caches (disk, Deno's module cache, miniflare's first spawn) and is left out.
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const runtime of RUNTIMES) {
+      const names = Object.keys(starts[runtime]);
+      // The order within a round turns each round, so no side always follows the same one.
+      const order = names.map((_, i) => names[(i + round) % names.length]);
+      const wall = {};
+      const cpu = {};
+      for (const name of order) ({ wall: wall[name], cpu: cpu[name] } = await starts[runtime][name]());
+      if (round === 0) continue;
+      (samples[runtime] ??= []).push(wall);
+      (cpuSamples[runtime] ??= []).push(cpu);
+    }
+    load.push(loadavg()[0]);
+    process.stderr.write(`round ${round}/${ROUNDS}\n`);
+  }
+
+  const sizes = Object.fromEntries(Object.entries(apps).map(([side, app]) => [side, entryFiles(app)]));
+  const results = {};
+  const rows = [];
+  const splitRows = [];
+  let met = true;
+  for (const runtime of RUNTIMES) {
+    const rs = samples[runtime];
+    const over = (name) => rs.map((r) => r[name] - r.bare);
+    const ours = over("docauto:verify");
+    const jose = over("jose");
+    const ratio = median(ours) / median(jose);
+    const [target, stretch] = TARGETS[runtime];
+    const ok = ratio <= target;
+    met &&= ok;
+    const verdict = `${ok ? "met" : "NOT met"} (<= ${target.toFixed(1)}${stretch ? `; stretch ${stretch.toFixed(1)} ${ratio <= stretch ? "met" : "not met"}` : ""})`;
+    let before = "";
+    if (BASELINE) {
+      const theirs = over("baseline:verify");
+      before = ` | ${spread(theirs)} (${(median(theirs) / median(jose)).toFixed(2)})`;
+    }
+    const cs = cpuSamples[runtime];
+    const cpuOver = (name) => cs.map((r) => r[name] - r.bare);
+    const cpu = `${signed(median(cpuOver("docauto:verify")))} / ${signed(median(cpuOver("jose")))} = ${(median(cpuOver("docauto:verify")) / median(cpuOver("jose"))).toFixed(2)}`;
+    rows.push(`| ${LABELS[runtime]} | ${ms(median(rs.map((r) => r.bare)))} | ${spread(ours)}${before} | ${spread(jose)} | **${ratio.toFixed(2)}** | ${verdict} | ${cpu} |`);
+    for (const side of Object.keys(apps)) {
+      // Each cell: wall time, then (fresh processes) CPU time, medians of the per-round differences.
+      const cell = (later, earlier) => {
+        const wall = signed(median(rs.map((r) => r[later] - r[earlier])));
+        return `${wall} (CPU ${signed(median(cs.map((r) => r[later] - r[earlier])))})`;
+      };
+      splitRows.push(`| ${LABELS[runtime]}${BASELINE ? ` (${side === "docauto" ? "this build" : "baseline"})` : ""} | ${cell(`${side}:compile`, "bare")} | ${cell(`${side}:imported`, `${side}:compile`)} | ${cell(`${side}:verify`, `${side}:imported`)} | ${cell(`${side}:verify`, "bare")} |`);
+    }
+    results[runtime] = { bareMs: median(rs.map((r) => r.bare)), oursMs: median(ours), joseMs: median(jose), ratio, met: ok };
+  }
+  const lo = Math.min(...load);
+  const hi = Math.max(...load);
+  const cmd = `node tests/js/cold-start.mjs --rounds ${ROUNDS}${BASELINE ? " --baseline <pkg dir>" : ""}`;
+  const size = (s) => `${s.wasm.map((w) => `\`${w.name}\` ${(w.gzip / 1024).toFixed(1)} KiB`).join(" + ")} gzip -9 of wasm, ${s.jsFiles} JS files ${(s.jsGzip / 1024).toFixed(1)} KiB gzip -9`;
+  const lines = [
+    `Measured by \`${cmd}\` (run by \`cargo xtask bench\`; Node ${process.version}, Deno, Bun and miniflare from the root package.json; the package installed from its \`npm pack\` tarball with jose ${JSON.parse(readFileSync(join(root, "node_modules/jose/package.json"), "utf8")).version} beside it). ` +
+      `${ROUNDS} interleaved rounds after one warm-up round; in each round every start of every side, in a turning order. ` +
+      `A side's cost is its time to the first verified answer minus the bare Worker or script of the same round (median over the rounds); ` +
+      `in parentheses the quartiles of the per-round costs; the ratio is the median of our cost over the median of jose's. ` +
+      "The last column is the same in CPU time (all threads of the fresh process, or of the workerd process miniflare starts, up to the answer), which a loaded machine moves less than wall time. " +
+      `Machine load (1-minute average) ${lo.toFixed(1)} to ${hi.toFixed(1)} on 2 cores.`,
+    "",
+    `| runtime | bare start | docauto \`verify\`, over bare${BASELINE ? " | baseline build, over bare (ratio)" : ""} | jose, over bare | docauto / jose | target | CPU time over bare: docauto / jose |`,
+    `| --- | --- | --- | --- | --- | --- | --- |${BASELINE ? " --- |" : ""}`,
+    ...rows,
+    "",
+    "Our side split (medians of the per-round differences, wall time and then CPU time): the module compiled alone (`new WebAssembly.Module` of the bytes in a process; " +
+      "a Worker importing only the `.wasm`), then the entry imported (glue, instantiation, host hand-over) without verifying, then the first `verify` " +
+      "(a verifier made from a static key set, one delivery).",
+    "",
+    "| runtime | module compile | entry import + instantiation | first `verify` | total over bare |",
+    "| --- | --- | --- | --- | --- |",
+    ...splitRows,
+    "",
+    `What \`docauto/webhooks\` loads: ${size(sizes.docauto)}${BASELINE ? `; baseline: ${size(sizes.baseline)}` : ""}.`,
+    "",
+    `cold-start targets (our cost over bare at most 1.0x jose's in workerd, Deno and Bun; 0.8x in Node): ${met ? "met" : "NOT met"}`,
+  ];
+  console.log(`BENCH ${JSON.stringify(results)}`);
+  console.log("<!-- table -->");
+  console.log(lines.join("\n"));
+}
+
+await main();
