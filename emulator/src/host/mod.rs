@@ -20,6 +20,10 @@
 //! | [`rng`], [`OsRng`] | the OS | `crypto.getRandomValues` (getrandom's JS backends) |
 //! | `serve`, `socket` | TCP listener, axum WebSocket | the exported `Emulator` (a fetch-shaped handler), sockets driven by JS |
 //! | `Store` | snapshot + `fdatasync`ed journal | none: `snapshot()` hands the state out |
+//!
+//! The host sits on both sides of the emulator: its primitives (clock, timers, `Host`, `Store`) are below the shared
+//! state (`crate::app`), which holds them; its doors (`serve`, `socket`) are above the router, which they serve. No
+//! primitive imports the app or a route.
 
 use axum::http::HeaderMap;
 use bytes::Bytes;

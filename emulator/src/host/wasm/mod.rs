@@ -10,7 +10,8 @@ mod serve;
 mod socket;
 mod timer;
 
-pub use serve::{parse_args, socket, usage, Emulator};
+pub use serve::{parse_args, usage, Emulator};
+pub use socket::socket;
 pub use timer::{sleep, Sleep};
 
 use super::{Elapsed, FetchError, Fetched};
