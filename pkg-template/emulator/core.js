@@ -5,8 +5,12 @@
 /** The largest request body read (the upload limit, 25 MiB), plus one byte so that the emulator answers 413. */
 export const MAX_REQUEST_BYTES = 25 * 1024 * 1024 + 1;
 
-/** The origin of the addresses an in-process emulator hands out (upload, download, envelope URLs). */
-export const DEFAULT_BASE_URL = "http://emulator.test";
+/**
+ * The origin of the addresses an in-process emulator hands out (upload, download, envelope and socket URLs): a name
+ * under `.test`, which resolves nowhere, served by the emulator's own `fetch` and `WebSocket`. It is https so that a
+ * `WebhookVerifier` takes it as its key set's origin (https, or http on loopback only).
+ */
+export const DEFAULT_BASE_URL = "https://emulator.test";
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
@@ -68,6 +72,16 @@ async function readCapped(response, maxBytes) {
   return out;
 }
 
+/** `promise`, or a rejection with the signal's reason once it aborts. */
+function untilAborted(promise, signal) {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 /** A signal that aborts with either of two (AbortSignal.any where it exists). */
 function either(a, b) {
   if (typeof AbortSignal.any === "function") return AbortSignal.any([a, b]);
@@ -85,7 +99,10 @@ function either(a, b) {
  * build on: `{ emu, handle, fetch, snapshot, close, closed }`.
  */
 export function start(Emulator, options, baseUrl, cli) {
-  const { baseUrl: _ignored, port: _port, cli: _internal, ...rest } = options ?? {};
+  const { baseUrl: _ignored, port: _port, cli: _internal, deliver, ...rest } = options ?? {};
+  if (deliver !== undefined && typeof deliver !== "function") {
+    throw emulatorError("invalid_options", "deliver: must be a function taking a Request and returning a Response");
+  }
   let json;
   try {
     json = JSON.stringify(cli ? { ...rest, cli } : rest);
@@ -103,16 +120,34 @@ export function start(Emulator, options, baseUrl, cli) {
     return emu.handle(method, url, headers, body);
   };
 
+  // A webhook delivery handed to `deliver` instead of the network: the same request (method, URL, signed bytes and
+  // headers, a signal that aborts at the attempt's timeout or when the emulator closes), its answer read as a fetch's.
+  // A throw, a rejection, something other than a Response, or no answer within the timeout is a failed attempt
+  // (`responseStatus: 0`), as a network error is.
+  const delivered = async (method, url, headers, body, timeoutMs, maxBytes) => {
+    // the handler never runs inside the emulator's call (it may call the emulator back, for the key set)
+    await null;
+    const signal = either(closing.signal, AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs))));
+    const request = new Request(url, { method, headers: pairs(headers), body, signal });
+    const answer = await untilAborted(Promise.resolve(deliver(request)), signal);
+    if (typeof answer?.status !== "number" || typeof answer.headers?.forEach !== "function") {
+      throw emulatorError("bad_answer", "deliver returned something other than a Response");
+    }
+    return [answer.status, flat(answer.headers), await untilAborted(readCapped(answer, maxBytes), signal)];
+  };
+
   // The emulator's outgoing requests (documents by URL, webhook deliveries): the runtime's fetch, never following
   // redirects (as the native client), cut at its timeout or when the emulator closes. Its own addresses are served
-  // in-process (an in-process emulator's origin exists nowhere else).
-  const hostFetch = async (method, url, headers, body, timeoutMs, maxBytes) => {
+  // in-process (an in-process emulator's origin exists nowhere else). With `deliver`, webhook deliveries
+  // (`purpose` "deliver") go to it instead, whatever their URL.
+  const hostFetch = async (method, url, headers, body, timeoutMs, maxBytes, purpose) => {
     let target;
     try {
       target = new URL(url);
     } catch {
       throw emulatorError("bad_url", "not a valid URL");
     }
+    if (purpose === "deliver" && deliver) return delivered(method, url, headers, body, timeoutMs, maxBytes);
     if (target.origin === origin) {
       const [status, h, b] = await handle(method, url, headers, method === "GET" || method === "HEAD" ? new Uint8Array(0) : body);
       if (b.byteLength > maxBytes) throw emulatorError("too_large", "body larger than the limit");
@@ -138,15 +173,7 @@ export function start(Emulator, options, baseUrl, cli) {
   const fetch = async (input, init) => {
     let request = new Request(input, init);
     const signal = request.signal;
-    const abortable = (promise) => {
-      if (!signal) return promise;
-      if (signal.aborted) return Promise.reject(signal.reason);
-      return new Promise((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
-        signal.addEventListener("abort", onAbort, { once: true });
-        promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-      });
-    };
+    const abortable = (promise) => (signal ? untilAborted(promise, signal) : promise);
     for (let hops = 0; ; hops++) {
       const body = request.body ? new Uint8Array(await abortable(request.arrayBuffer())) : new Uint8Array(0);
       let answer;

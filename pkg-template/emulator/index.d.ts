@@ -30,19 +30,31 @@ export interface EmulatorOptions {
   snapshot?: string;
 }
 
+/**
+ * Receives a webhook delivery instead of the network: a `POST` of the signed envelope to the endpoint's URL, with its
+ * `x-svc-signature` header (your route handler as it is: a Next.js `POST(request)`, a Worker's `fetch`). A non-2xx
+ * answer, a throw or no answer within 10 s is a failed attempt, retried on the service's ladder. `request.signal`
+ * aborts at that timeout or when the emulator closes.
+ */
+export type DeliveryHandler = (request: Request) => Response | Promise<Response>;
+
 /** `createEmulator`'s options. */
 export interface InProcessEmulatorOptions extends EmulatorOptions {
   /**
    * The origin of the addresses the emulator hands out (uploads, downloads, envelopes); default
-   * `http://emulator.test`. An origin only: the routes are at its root.
+   * `https://emulator.test`. An origin only: the routes are at its root.
    */
   baseUrl?: string;
+  /** Every webhook delivery goes to this handler instead of the runtime's `fetch`, whatever the endpoint's host. */
+  deliver?: DeliveryHandler;
 }
 
 /** `startEmulator`'s options. */
 export interface StartEmulatorOptions extends EmulatorOptions {
   /** The port on 127.0.0.1; default a free one. */
   port?: number;
+  /** Every webhook delivery goes to this handler instead of the runtime's `fetch`, whatever the endpoint's host. */
+  deliver?: DeliveryHandler;
 }
 
 /** An emulator running in-process: no socket, in every runtime. */
@@ -53,8 +65,8 @@ export interface InProcessEmulator {
   readonly url: string;
   /**
    * `fetch` served by the emulator: every route, whatever the URL's host, so upload and download addresses work too.
-   * Pass it to `new DocAuto({ apiKey, baseUrl: url, fetch })`. The realtime socket route answers 426
-   * `websocket_unavailable` (use `startEmulator`).
+   * Pass it to `new DocAuto({ apiKey, baseUrl: url, fetch })` and `new WebhookVerifier({ baseUrl: url, fetch })`.
+   * The realtime socket route answers 426 `websocket_unavailable` (use `startEmulator`).
    */
   fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
   /** The state, in the native `--state` snapshot format (JSON text); `createEmulator({ snapshot })` starts from it. */

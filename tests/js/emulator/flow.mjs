@@ -1,7 +1,10 @@
 // The full flow every runtime runs against `docauto/emulator`: a file uploaded until `ready`, an extract run waited
 // until `processed` through `DocAuto`, its signed webhook delivered to a local receiver and verified by
-// `docauto/webhooks` against the emulator's key set (a tampered body refused), then `close()`. Runtime-neutral: the
-// caller hands in the modules, the emulator and the receiver. Returns `{ passed, failed }`; `log` gets one line a check.
+// `docauto/webhooks` against the emulator's key set (a tampered body refused), then `close()`. In-process, also: the
+// deliveries handed to the test's own handler (`deliver`) and verified there with the key set fetched through
+// `emulator.fetch`.
+// Runtime-neutral: the caller hands in the modules, the emulator and the receiver. Returns `{ passed, failed }`; `log`
+// gets one line a check.
 
 const INVOICE = "ACME Corporation\nInvoice Number: INV-2041\nInvoice Date: 2026-03-14\nTotal Amount: 1,250.50 EUR\n";
 const SCHEMA = {
@@ -83,6 +86,91 @@ export async function runFlow(mods, client, receiver, check) {
   }
 }
 
+const until = async (what, ms = 5000) => {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) {
+    const v = await what();
+    if (v) return v;
+  }
+  return undefined;
+};
+
+/**
+ * `createEmulator({ deliver })`: every webhook delivery goes to the test's own handler (a `Request` in, a `Response`
+ * out) instead of the network, so an endpoint on any host works (`https://receiver.test/hooks`). The handler verifies
+ * as production code does, with `WebhookVerifier({ baseUrl: emulator.url, fetch: emulator.fetch })` (the in-process
+ * origin is https, so the verifier takes it). It throws at the first attempt and answers 500 at the second: the
+ * capability ladder retries (100 and 200 ms at timeScale 0.01), and the deliveries log shows 0, 500, 200.
+ */
+export async function runDelivered(mods, createEmulator, check, extra = {}) {
+  const seen = [];
+  const verified = [];
+  let verifier;
+  const deliver = async (request) => {
+    const body = new Uint8Array(await request.arrayBuffer());
+    const signature = request.headers.get("x-svc-signature");
+    seen.push({ url: request.url, method: request.method, type: request.headers.get("content-type"), signature, body });
+    if (seen.length === 1) throw new Error("the handler failed");
+    if (seen.length === 2) return new Response("not now", { status: 500 });
+    try {
+      const event = await verifier.verify(body, signature);
+      verified.push(event);
+      return Response.json({ received: event.eventId });
+    } catch (e) {
+      return Response.json({ error: e.code ?? String(e) }, { status: 400 });
+    }
+  };
+  const emu = createEmulator({ timeScale: 0.01, deliver });
+  try {
+    check("the in-process origin is https (a WebhookVerifier takes it)", emu.url === "https://emulator.test", emu.url);
+    try {
+      verifier = new mods.WebhookVerifier({ baseUrl: emu.url, fetch: emu.fetch });
+    } catch (e) {
+      check("WebhookVerifier({ baseUrl: emulator.url, fetch: emulator.fetch }) is accepted", false, `${e.code}: ${e.message}`);
+      return;
+    }
+    const api = new mods.DocAuto({ apiKey: emu.apiKey, baseUrl: emu.url, fetch: emu.fetch, logLevel: "off", ...extra });
+    const endpoint = await api.webhooks.create({ url: "https://receiver.test/hooks", events: ["run.completed"] });
+    const file = await api.files.upload({ name: "invoice.txt", mimeType: "text/plain", data: new TextEncoder().encode(INVOICE) });
+    const run = await api.extract({ file: { id: file.id }, schema: SCHEMA, webhook: { id: endpoint.id } }, { wait: 0 });
+    await api.runs.waitFor(run.id);
+    const event = await until(() => verified.find((e) => e.processingId === run.id));
+    check(
+      "deliver: the handler verifies run.completed with the emulator's key set (fetched through emulator.fetch)",
+      event?.type === "run.completed" && event.data?.status === "processed",
+      JSON.stringify({ verified, seen: seen.length }).slice(0, 300),
+    );
+    const first = seen[0];
+    check(
+      "deliver: a POST of JSON to the endpoint's URL, signed in x-svc-signature",
+      seen.length === 3 && seen.every((d) => d.url === "https://receiver.test/hooks" && d.method === "POST" && d.type === "application/json" && d.signature?.split(".").length === 3),
+      JSON.stringify(seen.map((d) => [d.url, d.method, d.type])),
+    );
+    const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+    check("deliver: every attempt carries the same envelope bytes", seen.length === 3 && seen.every((d) => same(d.body, first.body)));
+    const log = await until(async () => {
+      const rows = (await api.webhooks.deliveries(endpoint.id)).data;
+      return rows.length === 3 ? rows : undefined;
+    });
+    check(
+      "deliver: a throw and a 500 are failed attempts retried on the ladder; the log shows 0, 500, 200",
+      JSON.stringify(log?.map((r) => [r.attempt, r.responseStatus, r.ok])) === JSON.stringify([[3, 200, true], [2, 500, false], [1, 0, false]]),
+      JSON.stringify(log),
+    );
+    let refused;
+    try {
+      const tampered = new TextDecoder().decode(first.body).replace('"status":"processed"', '"status":"failed"');
+      await verifier.verify(tampered, seen[2].signature);
+    } catch (e) {
+      refused = e;
+    }
+    check("deliver: a tampered copy is refused by the handler's verifier", refused instanceof mods.WebhookVerificationError, String(refused));
+  } catch (e) {
+    check("the deliver flow ran without an error", false, `${e?.name}: ${e?.message} ${e?.code ?? ""}`);
+  } finally {
+    await emu.close();
+  }
+}
+
 /**
  * The `drop_connection` fault: the request is handled (the webhook endpoint exists afterwards), then the answer is
  * cut; `fetch` rejects (a network error) instead of resolving.
@@ -110,6 +198,7 @@ async function dropped(doFetch, base, key, check) {
  * more `DocAuto` options (a page passes `dangerouslyAllowBrowser`: the emulator's key is a test key).
  */
 export async function runInProcess(mods, createEmulator, receiver, check, extra = {}) {
+  await runDelivered(mods, createEmulator, check, extra);
   const emu = createEmulator({ timeScale: 0.01, allowHttpWebhooks: true, control: true });
   check("apiKey is the first accepted key", emu.apiKey === "sk_test_docauto");
   await runFlow(mods, { apiKey: emu.apiKey, baseUrl: emu.url, fetch: emu.fetch, ...extra }, receiver, check);
@@ -210,5 +299,20 @@ export async function runListening(mods, startEmulator, WebSocketImpl, receiver,
     check("listening flow ran without an error", false, `${e?.name}: ${e?.message}`);
   } finally {
     await emu.close();
+  }
+  // `deliver` on a listening emulator too: the delivery goes to the handler, not over the network
+  const got = [];
+  const listening = await startEmulator({ timeScale: 0.01, deliver: (request) => (got.push(request.url), new Response(null, { status: 204 })) });
+  try {
+    const api = new mods.DocAuto({ apiKey: listening.apiKey, baseUrl: listening.url, logLevel: "off" });
+    const file = await api.files.upload({ name: "a.txt", mimeType: "text/plain", data: new TextEncoder().encode(INVOICE) });
+    const run = await api.parse({ file: { id: file.id }, webhook: { url: "https://receiver.test/listening" } }, { wait: 0 });
+    await api.runs.waitFor(run.id);
+    await until(() => got.length > 0);
+    check("startEmulator({ deliver }): the delivery goes to the handler", got[0] === "https://receiver.test/listening", JSON.stringify(got));
+  } catch (e) {
+    check("startEmulator({ deliver }) ran without an error", false, `${e?.name}: ${e?.message}`);
+  } finally {
+    await listening.close();
   }
 }

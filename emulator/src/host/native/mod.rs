@@ -86,4 +86,19 @@ impl Host {
     ) -> Result<Fetched, FetchError> {
         self.http.send(method, url, headers, body, timeout).await
     }
+
+    /// Sends one webhook delivery (a `POST` of the signed envelope to the endpoint's URL): natively, over the network
+    /// as [`Host::send`].
+    ///
+    /// # Errors
+    /// [`FetchError`] when the URL is unusable, the peer unreachable, or the answer too large.
+    pub async fn deliver(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: Bytes,
+        timeout: Duration,
+    ) -> Result<Fetched, FetchError> {
+        self.send(Method::POST, url, headers, body, timeout).await
+    }
 }

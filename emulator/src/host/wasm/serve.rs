@@ -80,7 +80,8 @@ pub struct Emulator {
 impl Emulator {
     /// Starts an emulator: `options` is the JSON of `createEmulator`'s options (see `Config::from_options`, plus
     /// `agents` and `snapshot`), `base_url` the origin of the addresses it hands out, `fetch` the host's outgoing
-    /// `fetch(method, url, headers, body, timeoutMs, maxBytes)`. The command line adds `options.cli`:
+    /// `fetch(method, url, headers, body, timeoutMs, maxBytes, purpose)` (`purpose`: "fetch" for a document,
+    /// "deliver" for a webhook delivery). The command line adds `options.cli`:
     /// `{statePath, journal, agentNames}` (the `--state` file, its journal's text, replayed over the snapshot, and the
     /// `--agents` file names), so its errors read as the native binary's.
     ///
