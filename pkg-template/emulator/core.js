@@ -1,6 +1,8 @@
 // The emulator in-process, shared by every entry of `docauto/emulator`: the wasm build of the emulator crate
-// (emulator/src/host/wasm) behind a `fetch`-shaped handler. The entries differ only in how they load the .wasm and
-// whether they can listen (startEmulator, ./serve.js).
+// (emulator/src/host/wasm) behind a `fetch`-shaped handler and a `WebSocket` class (./socket.js). The entries differ
+// only in how they load the .wasm and whether they can listen (startEmulator, ./serve.js).
+
+import { socketClass } from "./socket.js";
 
 /** The largest request body read (the upload limit, 25 MiB), plus one byte so that the emulator answers 413. */
 export const MAX_REQUEST_BYTES = 25 * 1024 * 1024 + 1;
@@ -96,7 +98,7 @@ function either(a, b) {
 /**
  * Starts the wasm emulator. `Emulator` is the class of the initialised glue; `baseUrl` the origin of the addresses it
  * hands out; `cli` what the command line adds (`{statePath, journal, agentNames}`). Returns the handle the entries
- * build on: `{ emu, handle, fetch, snapshot, close, closed }`.
+ * build on: `{ emu, handle, fetch, WebSocket, snapshot, close, closed }`.
  */
 export function start(Emulator, options, baseUrl, cli) {
   const { baseUrl: _ignored, port: _port, cli: _internal, deliver, ...rest } = options ?? {};
@@ -215,7 +217,7 @@ export function start(Emulator, options, baseUrl, cli) {
     }
   };
 
-  return {
+  const s = {
     emu,
     handle,
     fetch,
@@ -231,10 +233,14 @@ export function start(Emulator, options, baseUrl, cli) {
       if (closed) return;
       closed = true;
       closing.abort(emulatorError("emulator_closed", "the emulator was closed"));
+      sockets.closeAll();
       emu.close();
       emu.free();
     },
   };
+  const sockets = socketClass(s);
+  s.WebSocket = sockets.WebSocket;
+  return s;
 }
 
 /** `createEmulator(options)`: the emulator in-process, with no socket. */
@@ -257,6 +263,7 @@ export function createEmulator(Emulator, options) {
     apiKey: s.apiKey,
     url: parsed.origin,
     fetch: s.fetch,
+    WebSocket: s.WebSocket,
     snapshot: s.snapshot,
     async close() {
       s.close();

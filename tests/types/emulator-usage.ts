@@ -28,6 +28,19 @@ export async function delivered(): Promise<string> {
   const emu = createEmulator({
     deliver: async (request: Request) => Response.json({ got: request.headers.get("x-svc-signature") !== null }),
   });
+  const ws = new emu.WebSocket("wss://emulator.test/v1/realtime/socket?ticket=tkt_x");
+  ws.binaryType = "arraybuffer";
+  ws.onmessage = (event) => {
+    const text: string = event.data;
+    void text;
+  };
+  ws.onclose = (event) => {
+    const code: number = event.code;
+    void code;
+  };
+  const state: 0 | 1 | 2 | 3 = ws.readyState;
+  void state;
+  ws.close(1000);
   await emu.close();
   return emu.url;
 }

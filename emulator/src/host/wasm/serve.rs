@@ -201,8 +201,9 @@ impl Emulator {
         String::from_utf8(bytes).map_err(|e| error("internal_error", &e.to_string()))
     }
 
-    /// Takes a realtime socket the JS server upgraded (`query`: the request's query, with the ticket); frames go
-    /// out through `send(text)` and `close(code, reason)`. Returns the socket's key for the calls below.
+    /// Takes a realtime socket the JS server upgraded, or an `emulator.WebSocket` (`query`: the URL's query, with the
+    /// ticket); frames go out through `send(text)` and `close(code, reason)`. Returns the socket's key for the calls
+    /// below.
     ///
     /// # Errors
     /// An `Error` with code `emulator_closed` after [`Emulator::close`].
