@@ -177,7 +177,9 @@ export function start(Emulator, options, baseUrl, cli) {
     const signal = request.signal;
     const abortable = (promise) => (signal ? untilAborted(promise, signal) : promise);
     for (let hops = 0; ; hops++) {
-      const body = request.body ? new Uint8Array(await abortable(request.arrayBuffer())) : new Uint8Array(0);
+      // not `request.body`: Firefox has no Request.body (a POST's body read as null there was an empty body)
+      const noBody = request.method === "GET" || request.method === "HEAD";
+      const body = noBody ? new Uint8Array(0) : new Uint8Array(await abortable(request.arrayBuffer()));
       let answer;
       try {
         answer = await abortable(handle(request.method, request.url, flat(request.headers), body));
