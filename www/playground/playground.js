@@ -50,14 +50,13 @@ async function controlled() {
     throw Object.assign(new Error("This browser gives this page no Service Worker (a private window, or a page not served over https or from localhost)."), { code: "no_service_worker" });
   }
   const claimed = new Promise((resolve) => sw.addEventListener("controllerchange", resolve, { once: true }));
-  const registration = await sw.register(new URL("sw.js", BASE), { scope: BASE.pathname });
+  await sw.register(new URL("sw.js", BASE), { scope: BASE.pathname });
   if (sw.controller) return;
   const ready = await sw.ready;
   if (sw.controller) return;
   ready.active?.postMessage({ type: "docauto-playground-claim" });
   const late = new Promise((_, reject) => setTimeout(() => reject(new Error("the Service Worker did not take this page")), 10_000));
   await Promise.race([claimed, late]);
-  void registration;
 }
 
 async function boot() {
