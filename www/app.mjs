@@ -8,6 +8,7 @@
 import { SAMPLES, sampleBytes } from "./samples.mjs";
 
 const HISTORY = 200; // deliveries kept for pages that connect later
+const RUNS_KEPT = 20; // agent runs the inbox lists again after a reload
 const BODY_KEPT = 64 * 1024; // bytes of a delivery's body kept for the inspector
 const MAX_DELIVERY = 1024 * 1024; // larger deliveries are refused (413) before reading
 
@@ -24,20 +25,28 @@ const MAX_DELIVERY = 1024 * 1024; // larger deliveries are refused (413) before 
  *   binding has this shape; www/node-serve.mjs gives one reading from disk).
  * - `clientOptions`: extra options of `new DocAuto` (for example `logLevel`).
  * - `prefetchKeys`: fetch the webhook key set at once (long-lived servers; see below).
+ * - `fetch`: the `fetch` the service (API, key set, control API) is reached with; default the runtime's. The static
+ *   playground passes its in-process emulator's.
+ * - `saved`: what `saved()` returned before (`{ runs, deliveries }`): the runs this backend started and the
+ *   deliveries it received, for a backend that does not outlive its page (the playground keeps it in storage).
  */
 export function createApp({
   sdk, apiKey, baseUrl, webhookEndpointId, publicUrl, controlUrl, assets, clientOptions = {}, prefetchKeys = false,
+  fetch = globalThis.fetch, saved,
 }) {
-  const client = new sdk.DocAuto({ apiKey, baseUrl, maxRetryAfterMs: 2000, ...clientOptions });
-  const verifier = new sdk.WebhookVerifier({ baseUrl, dedupe: true });
+  const reach = fetch === globalThis.fetch ? {} : { fetch };
+  const client = new sdk.DocAuto({ apiKey, baseUrl, maxRetryAfterMs: 2000, ...reach, ...clientOptions });
+  const verifier = new sdk.WebhookVerifier({ baseUrl, dedupe: true, ...reach });
   // With `prefetchKeys`, the key set is fetched before the first delivery: two deliveries arriving while the first
   // fetch was still in flight made the second fail with `jwks_unavailable` (seen with the emulator's back-to-back
   // agent-run events). Off by default: workerd does not let one request wait on I/O started by another.
   let keysReady = prefetchKeys ? verifier.refreshKeys().catch(() => {}) : Promise.resolve();
-  const deliveries = [];
+  const deliveries = Array.isArray(saved?.deliveries) ? saved.deliveries.slice(-HISTORY) : [];
   const listeners = new Set();
   const uploaded = new Map(); // sample id -> promise of a file id (upload mode)
-  let seq = 0;
+  // the agent runs started here, oldest first: the inbox lists them again after a reload (the API lists no agent runs)
+  const runs = Array.isArray(saved?.runs) ? saved.runs.filter((id) => typeof id === "string").slice(-RUNS_KEPT) : [];
+  let seq = deliveries.reduce((max, d) => Math.max(max, Number(d?.seq) || 0), 0);
 
   const publish = (record) => {
     deliveries.push(record);
@@ -131,6 +140,18 @@ export function createApp({
     });
   }
 
+  /** The runs started here, newest first, as the service has them now (a purged one is forgotten). */
+  async function knownRuns() {
+    const found = await Promise.all(runs.slice().reverse().map((id) => client.agentRuns.retrieve(id).catch((err) => {
+      if (err?.status === 404) {
+        runs.splice(runs.indexOf(id), 1);
+        return null;
+      }
+      throw err;
+    })));
+    return { data: found.filter(Boolean) };
+  }
+
   async function control(path, body) {
     if (!controlUrl) throw httpError(404, "not_found", "the emulator's control API is not available");
     const r = await fetch(`${controlUrl}${path}`, {
@@ -151,11 +172,14 @@ export function createApp({
       samples: SAMPLES.map(({ id, file, title, description, text, schema }) => ({ id, file, title, description, text, schema })),
     })],
     ["GET", /^\/api\/agents$/, () => client.agents.list()],
+    ["GET", /^\/api\/agent-runs$/, () => knownRuns()],
     ["POST", /^\/api\/agent-runs$/, async (_m, b) => {
       const files = await Promise.all((b.documents ?? []).map(fileRef));
       const params = { agent: b.agent, files, metadata: { source: "docauto-demo" } };
       if (webhookEndpointId) params.webhook = { id: webhookEndpointId };
       const { data, response } = await client.agentRuns.create(params, { wait: 0 }).withResponse();
+      runs.push(data.id);
+      if (runs.length > RUNS_KEPT) runs.shift();
       return { httpStatus: response.status, run: data };
     }],
     ["GET", /^\/api\/agent-runs\/([\w-]+)$/, (m, _b, url) =>
@@ -195,10 +219,12 @@ export function createApp({
   ];
 
   async function api(request, url) {
+    let pathKnown = false;
     for (const [method, re, fn] of routes) {
       const m = re.exec(url.pathname);
       if (!m) continue;
-      if (request.method !== method) return errorResponse(httpError(405, "method_not_allowed", request.method));
+      pathKnown = true;
+      if (request.method !== method) continue;
       let body = {};
       if (method === "POST") body = await request.json().catch(() => ({}));
       try {
@@ -210,10 +236,15 @@ export function createApp({
         return errorResponse(err);
       }
     }
+    if (pathKnown) return errorResponse(httpError(405, "method_not_allowed", request.method));
     return errorResponse(httpError(404, "not_found", url.pathname));
   }
 
   return {
+    /** What a later `createApp({ saved })` starts from: the runs started here and the deliveries received. */
+    saved() {
+      return { runs: runs.slice(), deliveries: deliveries.slice() };
+    },
     /** The Fetch-API entry point. */
     async fetch(request) {
       const url = new URL(request.url);

@@ -15,7 +15,8 @@ const TYPES = {
 
 /**
  * Serves `mounts` ({ "/url-prefix/": "/abs/dir" }) on 127.0.0.1:`port` (0 picks a free port).
- * Only files under a mount are served; `..` cannot escape it. Resolves to { url, close }.
+ * Only files under a mount are served (a path ending in `/`: its index.html); `..` cannot escape it. Resolves to
+ * { url, close }.
  */
 export async function serveStatic(mounts, { port = 0, index = "/" } = {}) {
   const roots = Object.entries(mounts).map(([prefix, dir]) => [prefix, resolve(dir)]);
@@ -23,6 +24,8 @@ export async function serveStatic(mounts, { port = 0, index = "/" } = {}) {
     try {
       let path = decodeURIComponent(new URL(req.url, "http://x").pathname);
       if (path === "/") path = index;
+      // a folder's index.html, as every static host serves it (the playground under /docauto/)
+      if (path.endsWith("/")) path += "index.html";
       const mount = roots.find(([prefix]) => path.startsWith(prefix));
       if (!mount || (req.method !== "GET" && req.method !== "HEAD")) throw Object.assign(new Error("not found"), { status: 404 });
       const [prefix, dir] = mount;

@@ -10,7 +10,7 @@
 //! or its output is discarded); steps depending on a skipped step are skipped too; the run then ends `completed`
 //! with `incomplete: true`.
 
-use crate::agents::Agent;
+use crate::agent_definitions::Agent;
 use crate::files::{file_status, make_file};
 use crate::state::{AgentRun, PendingEvent, RunApproval, State};
 use crate::util::{iso, new_id};

@@ -1,6 +1,7 @@
-//! Shared application state: configuration, clock, store, signer, limiter and injected faults.
+//! Shared application state: configuration, clock, store, signer, limiter and injected faults. The bottom of the
+//! emulator: the routes (`agents`, `files`, `runs`, `webhooks`, ...) hold it and call it; it calls none of them.
 
-use crate::agents::Agent;
+use crate::agent_definitions::Agent;
 use crate::config::Config;
 use crate::host::{Host, Store};
 use crate::signing::Signer;
@@ -85,16 +86,6 @@ impl App {
             delivery_slots: tokio::sync::Semaphore::new(DELIVERY_CONCURRENCY),
             store: Store::default(),
         }
-    }
-
-    /// Opens the store (`--state`) and starts the ttl sweeper: what every host does once, before serving.
-    ///
-    /// # Errors
-    /// The state file cannot be written.
-    pub fn start(self: &Arc<Self>) -> Result<(), String> {
-        self.open_store()?;
-        crate::runs::spawn_sweeper(self);
-        Ok(())
     }
 
     /// Emulator clock in unix milliseconds (wall clock plus the control offset).

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod actions;
+pub mod agent_definitions;
 pub mod agent_engine;
 pub mod agent_runs;
 pub mod agents;
@@ -33,6 +34,16 @@ pub use crate::host::{serve, Handle};
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
 use axum::Router;
+
+/// Opens the store (`--state`) and starts the ttl sweeper: what every host does once with a new app, before serving.
+///
+/// # Errors
+/// The state file cannot be written.
+pub fn start(app: &Shared) -> Result<(), String> {
+    app.open_store()?;
+    runs::spawn_sweeper(app);
+    Ok(())
+}
 
 /// The full router for an app.
 pub fn router(app: Shared) -> Router {

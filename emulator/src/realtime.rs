@@ -33,10 +33,22 @@ pub const JOIN_CREDITS: u64 = 5;
 /// Credits per started minute of decoded audio.
 pub const MINUTE_CREDITS: u64 = 2;
 
+/// The socket origin of the emulator's origin: `https://` gives `wss://` (the in-process default,
+/// `https://emulator.test`), `http://` gives `ws://`.
+fn socket_origin(base_url: &str) -> String {
+    if let Some(rest) = base_url.strip_prefix("https://") {
+        format!("wss://{rest}")
+    } else if let Some(rest) = base_url.strip_prefix("http://") {
+        format!("ws://{rest}")
+    } else {
+        base_url.to_owned()
+    }
+}
+
 fn session_json(app: &Shared, s: &RtSession) -> Value {
     json!({
         "object": "realtime_session", "id": s.id,
-        "url": format!("{}/v1/realtime/socket?ticket={}", app.base_url.replacen("http://", "ws://", 1), s.ticket.0),
+        "url": format!("{}/v1/realtime/socket?ticket={}", socket_origin(&app.base_url), s.ticket.0),
         "sampleRate": s.sample_rate, "encoding": "pcm16le", "finalPass": s.final_pass,
         "expiresAt": iso(s.expires_ms), "createdAt": iso(s.created_ms),
     })
@@ -433,6 +445,18 @@ mod tests {
                 .starts_with("[speech 3.0 s, -13 dBFS]"),
             "{}",
             finals[0]
+        );
+    }
+
+    #[test]
+    fn socket_urls_follow_the_origin_scheme() {
+        assert_eq!(
+            socket_origin("https://emulator.test"),
+            "wss://emulator.test"
+        );
+        assert_eq!(
+            socket_origin("http://127.0.0.1:8787"),
+            "ws://127.0.0.1:8787"
         );
     }
 

@@ -298,13 +298,7 @@ async fn attempt(app: &App, org: &str, w: &WebhookRef, ev: &mut PendingEvent) ->
     ];
     let res = app
         .host
-        .send(
-            axum::http::Method::POST,
-            &url,
-            &headers,
-            Bytes::from(body),
-            Duration::from_secs(10),
-        )
+        .deliver(&url, &headers, Bytes::from(body), Duration::from_secs(10))
         .await;
     let status = res.as_ref().map(|f| f.status).unwrap_or(0);
     let ok = (200..300).contains(&status);

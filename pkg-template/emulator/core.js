@@ -1,12 +1,18 @@
 // The emulator in-process, shared by every entry of `docauto/emulator`: the wasm build of the emulator crate
-// (emulator/src/host/wasm) behind a `fetch`-shaped handler. The entries differ only in how they load the .wasm and
-// whether they can listen (startEmulator, ./serve.js).
+// (emulator/src/host/wasm) behind a `fetch`-shaped handler and a `WebSocket` class (./socket.js). The entries differ
+// only in how they load the .wasm and whether they can listen (startEmulator, ./serve.js).
+
+import { socketClass } from "./socket.js";
 
 /** The largest request body read (the upload limit, 25 MiB), plus one byte so that the emulator answers 413. */
 export const MAX_REQUEST_BYTES = 25 * 1024 * 1024 + 1;
 
-/** The origin of the addresses an in-process emulator hands out (upload, download, envelope URLs). */
-export const DEFAULT_BASE_URL = "http://emulator.test";
+/**
+ * The origin of the addresses an in-process emulator hands out (upload, download, envelope and socket URLs): a name
+ * under `.test`, which resolves nowhere, served by the emulator's own `fetch` and `WebSocket`. It is https so that a
+ * `WebhookVerifier` takes it as its key set's origin (https, or http on loopback only).
+ */
+export const DEFAULT_BASE_URL = "https://emulator.test";
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
@@ -68,6 +74,16 @@ async function readCapped(response, maxBytes) {
   return out;
 }
 
+/** `promise`, or a rejection with the signal's reason once it aborts. */
+function untilAborted(promise, signal) {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 /** A signal that aborts with either of two (AbortSignal.any where it exists). */
 function either(a, b) {
   if (typeof AbortSignal.any === "function") return AbortSignal.any([a, b]);
@@ -82,10 +98,13 @@ function either(a, b) {
 /**
  * Starts the wasm emulator. `Emulator` is the class of the initialised glue; `baseUrl` the origin of the addresses it
  * hands out; `cli` what the command line adds (`{statePath, journal, agentNames}`). Returns the handle the entries
- * build on: `{ emu, handle, fetch, snapshot, close, closed }`.
+ * build on: `{ emu, handle, fetch, WebSocket, snapshot, close, closed }`.
  */
 export function start(Emulator, options, baseUrl, cli) {
-  const { baseUrl: _ignored, port: _port, cli: _internal, ...rest } = options ?? {};
+  const { baseUrl: _ignored, port: _port, cli: _internal, deliver, ...rest } = options ?? {};
+  if (deliver !== undefined && typeof deliver !== "function") {
+    throw emulatorError("invalid_options", "deliver: must be a function taking a Request and returning a Response");
+  }
   let json;
   try {
     json = JSON.stringify(cli ? { ...rest, cli } : rest);
@@ -103,16 +122,34 @@ export function start(Emulator, options, baseUrl, cli) {
     return emu.handle(method, url, headers, body);
   };
 
+  // A webhook delivery handed to `deliver` instead of the network: the same request (method, URL, signed bytes and
+  // headers, a signal that aborts at the attempt's timeout or when the emulator closes), its answer read as a fetch's.
+  // A throw, a rejection, something other than a Response, or no answer within the timeout is a failed attempt
+  // (`responseStatus: 0`), as a network error is.
+  const delivered = async (method, url, headers, body, timeoutMs, maxBytes) => {
+    // the handler never runs inside the emulator's call (it may call the emulator back, for the key set)
+    await null;
+    const signal = either(closing.signal, AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs))));
+    const request = new Request(url, { method, headers: pairs(headers), body, signal });
+    const answer = await untilAborted(Promise.resolve(deliver(request)), signal);
+    if (typeof answer?.status !== "number" || typeof answer.headers?.forEach !== "function") {
+      throw emulatorError("bad_answer", "deliver returned something other than a Response");
+    }
+    return [answer.status, flat(answer.headers), await untilAborted(readCapped(answer, maxBytes), signal)];
+  };
+
   // The emulator's outgoing requests (documents by URL, webhook deliveries): the runtime's fetch, never following
   // redirects (as the native client), cut at its timeout or when the emulator closes. Its own addresses are served
-  // in-process (an in-process emulator's origin exists nowhere else).
-  const hostFetch = async (method, url, headers, body, timeoutMs, maxBytes) => {
+  // in-process (an in-process emulator's origin exists nowhere else). With `deliver`, webhook deliveries
+  // (`purpose` "deliver") go to it instead, whatever their URL.
+  const hostFetch = async (method, url, headers, body, timeoutMs, maxBytes, purpose) => {
     let target;
     try {
       target = new URL(url);
     } catch {
       throw emulatorError("bad_url", "not a valid URL");
     }
+    if (purpose === "deliver" && deliver) return delivered(method, url, headers, body, timeoutMs, maxBytes);
     if (target.origin === origin) {
       const [status, h, b] = await handle(method, url, headers, method === "GET" || method === "HEAD" ? new Uint8Array(0) : body);
       if (b.byteLength > maxBytes) throw emulatorError("too_large", "body larger than the limit");
@@ -138,17 +175,11 @@ export function start(Emulator, options, baseUrl, cli) {
   const fetch = async (input, init) => {
     let request = new Request(input, init);
     const signal = request.signal;
-    const abortable = (promise) => {
-      if (!signal) return promise;
-      if (signal.aborted) return Promise.reject(signal.reason);
-      return new Promise((resolve, reject) => {
-        const onAbort = () => reject(signal.reason);
-        signal.addEventListener("abort", onAbort, { once: true });
-        promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-      });
-    };
+    const abortable = (promise) => (signal ? untilAborted(promise, signal) : promise);
     for (let hops = 0; ; hops++) {
-      const body = request.body ? new Uint8Array(await abortable(request.arrayBuffer())) : new Uint8Array(0);
+      // not `request.body`: Firefox has no Request.body (a POST's body read as null there was an empty body)
+      const noBody = request.method === "GET" || request.method === "HEAD";
+      const body = noBody ? new Uint8Array(0) : new Uint8Array(await abortable(request.arrayBuffer()));
       let answer;
       try {
         answer = await abortable(handle(request.method, request.url, flat(request.headers), body));
@@ -188,7 +219,7 @@ export function start(Emulator, options, baseUrl, cli) {
     }
   };
 
-  return {
+  const s = {
     emu,
     handle,
     fetch,
@@ -204,10 +235,14 @@ export function start(Emulator, options, baseUrl, cli) {
       if (closed) return;
       closed = true;
       closing.abort(emulatorError("emulator_closed", "the emulator was closed"));
+      sockets.closeAll();
       emu.close();
       emu.free();
     },
   };
+  const sockets = socketClass(s);
+  s.WebSocket = sockets.WebSocket;
+  return s;
 }
 
 /** `createEmulator(options)`: the emulator in-process, with no socket. */
@@ -230,6 +265,7 @@ export function createEmulator(Emulator, options) {
     apiKey: s.apiKey,
     url: parsed.origin,
     fetch: s.fetch,
+    WebSocket: s.WebSocket,
     snapshot: s.snapshot,
     async close() {
       s.close();

@@ -194,10 +194,14 @@ async function main() {
     const count = (key) => Number((out.match(new RegExp(`^# ${key} (\\d+)`, "m")) ?? [])[1] ?? -1);
     assert(code === 0 && count("pass") === 2 && count("fail") === 0, `exit ${code}: ${out.slice(-800)}`);
   });
-  if (only.includes("node")) await t.run("README emulator-test: the docauto/emulator example passes under node --test and the process ends", async () => {
-    assert(examples["emulator-test"], "README has no emulator-test example");
-    const file = `${outDir}emulator-test.test.mjs`;
-    writeFileSync(file, examples["emulator-test"]);
+  for (const [name, what] of [
+    ["emulator-test", "the docauto/emulator example"],
+    ["emulator-deliver", "webhook deliveries to the app's route through deliver"],
+    ["emulator-websocket", "a RealtimeTranscriber session over emulator.WebSocket"],
+  ]) if (only.includes("node")) await t.run(`README ${name}: ${what} passes under node --test and the process ends`, async () => {
+    assert(examples[name], `README has no ${name} example`);
+    const file = `${outDir}${name}.test.mjs`;
+    writeFileSync(file, examples[name]);
     const child = spawn(process.execPath, ["--test", "--test-reporter=tap", file], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (d) => (out += d));

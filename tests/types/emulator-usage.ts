@@ -24,8 +24,29 @@ export async function inProcess(): Promise<number> {
   return agents.data.length;
 }
 
+export async function delivered(): Promise<string> {
+  const emu = createEmulator({
+    deliver: async (request: Request) => Response.json({ got: request.headers.get("x-svc-signature") !== null }),
+  });
+  const ws = new emu.WebSocket("wss://emulator.test/v1/realtime/socket?ticket=tkt_x");
+  ws.binaryType = "arraybuffer";
+  ws.onmessage = (event) => {
+    const text: string = event.data;
+    void text;
+  };
+  ws.onclose = (event) => {
+    const code: number = event.code;
+    void code;
+  };
+  const state: 0 | 1 | 2 | 3 = ws.readyState;
+  void state;
+  ws.close(1000);
+  await emu.close();
+  return emu.url;
+}
+
 export async function listening(): Promise<RunningEmulator> {
-  const emu = await startEmulator({ port: 0, timeScale: 0.01 });
+  const emu = await startEmulator({ port: 0, timeScale: 0.01, deliver: () => new Response(null, { status: 204 }) });
   const url: string = emu.url;
   void url;
   return emu;
@@ -33,3 +54,6 @@ export async function listening(): Promise<RunningEmulator> {
 
 // @ts-expect-error: an unknown option is a type error (and an invalid_options error at run time)
 createEmulator({ rateLimt: 5 });
+
+// @ts-expect-error: deliver takes a Request and returns a Response
+createEmulator({ deliver: (n: number) => n });

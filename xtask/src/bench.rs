@@ -1,5 +1,6 @@
 //! `cargo xtask bench`: the webhook verifier against jose (tests/js/bench.mjs), the client against openai-node and
-//! raw `fetch` (tests/js/client/bench.mjs), realtime resampling against plain JS, and the emulator's load check.
+//! raw `fetch` (tests/js/client/bench.mjs), realtime resampling against plain JS, the emulator's load check, and the
+//! static playground's size and time to the first panel beside the served demo (tests/js/playground/bench.mjs).
 //! `--write` replaces the marked sections of BENCHMARKS.md.
 
 use crate::util::{self, root, step};
@@ -17,6 +18,8 @@ const EMULATOR_BEGIN: &str = "<!-- bench-emulator:begin -->";
 const EMULATOR_END: &str = "<!-- bench-emulator:end -->";
 const CLIENT_BEGIN: &str = "<!-- bench-client:begin -->";
 const CLIENT_END: &str = "<!-- bench-client:end -->";
+const PLAYGROUND_BEGIN: &str = "<!-- bench-playground:begin -->";
+const PLAYGROUND_END: &str = "<!-- bench-playground:end -->";
 
 /// Runs every benchmark and prints its results; with `write`, updates BENCHMARKS.md.
 pub fn bench(write: bool) -> Result<(), String> {
@@ -68,6 +71,16 @@ pub fn bench(write: bool) -> Result<(), String> {
         .split_once("<!-- table -->")
         .map(|(_, t)| t.trim().to_owned())
         .ok_or("the emulator bench printed no table")?;
+    step("node tests/js/playground/bench.mjs (the static playground: size, time to the first panel in Chromium beside the served demo)");
+    let playground = run_node(
+        &r,
+        &["tests/js/playground/bench.mjs"],
+        &[("DOCAUTO_EMULATOR", &emulator)],
+    )?;
+    let playground = playground
+        .split_once("<!-- table -->")
+        .map(|(_, t)| t.trim().to_owned())
+        .ok_or("the playground bench printed no table")?;
     step("docauto-emulator-bench (requests/s, creations with and without --state, mixed load over 100 000 runs)");
     let load = util::run_capture(
         Command::new(r.join("target/release/docauto-emulator-bench")).current_dir(&r),
@@ -84,7 +97,9 @@ pub fn bench(write: bool) -> Result<(), String> {
         summary(&realtime_browser),
         summary(&load.output)
     );
-    println!("\n{table}\n\n{size}\n\n{cold}\n\n{client}\n\n{more}\n\n{wasm_emulator}");
+    println!(
+        "\n{table}\n\n{size}\n\n{cold}\n\n{client}\n\n{more}\n\n{wasm_emulator}\n\n{playground}"
+    );
     if write {
         let path = r.join("BENCHMARKS.md");
         let doc = std::fs::read_to_string(&path)
@@ -118,6 +133,13 @@ pub fn bench(write: bool) -> Result<(), String> {
             EMULATOR_BEGIN,
             EMULATOR_END,
             &wasm_emulator,
+        );
+        let doc = replace_or_append(
+            &doc,
+            "## The static playground (`cargo xtask playground`)",
+            PLAYGROUND_BEGIN,
+            PLAYGROUND_END,
+            &playground,
         );
         std::fs::write(&path, doc).map_err(|e| format!("cannot write BENCHMARKS.md: {e}"))?;
         step("BENCHMARKS.md updated");

@@ -181,6 +181,7 @@ pub const ENTRIES: &[Entry] = &[
 /// The hand-written files of `docauto/emulator` (pkg-template/emulator/), copied as they are.
 const EMULATOR_FILES: &[&str] = &[
     "core.js",
+    "socket.js",
     "serve.js",
     "index.js",
     "node.js",

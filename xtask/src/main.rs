@@ -1,4 +1,4 @@
-//! Project tasks: `cargo xtask install | build | types | test | bench [--write] | fuzz | demo | emulator`.
+//! Project tasks: `cargo xtask install | build | types | test | bench [--write] | fuzz | demo | playground | emulator`.
 
 mod bench;
 mod build;
@@ -19,6 +19,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   bench [--write] verify speed vs jose, .wasm sizes, cold starts (--write updates BENCHMARKS.md)
   fuzz [secs]     bounded cargo-fuzz run of each target, then the wasm boundary from Node (default 30 s each)
   demo            build, start the emulator and the demo app on 127.0.0.1, print the address
+  playground [--out DIR]  build, write the demo as static files that need no server (default target/playground/)
   emulator [args] run the local emulator (docauto-emulator --help for its flags)";
 
 fn main() {
@@ -41,6 +42,12 @@ fn main() {
             .and_then(|()| build::build())
             .and_then(|()| demo::demo())
             .map(|()| true),
+        "playground" => demo::out_dir(rest).and_then(|out| {
+            install::install()
+                .and_then(|()| build::build())
+                .and_then(|()| demo::playground(&out))
+                .map(|()| true)
+        }),
         "emulator" => emulator(rest),
         _ => {
             eprintln!("{USAGE}");

@@ -513,6 +513,20 @@ fn js_suites(t: &mut Tally) {
             300,
         ),
         (
+            "playground: static files under /docauto/ in chromium (every panel, reload, reset)",
+            node("tests/js/playground/e2e.mjs"),
+            300,
+        ),
+        (
+            "playground: static files under /docauto/ in firefox (every panel, reload, reset)",
+            {
+                let mut c = node("tests/js/playground/e2e.mjs");
+                c.args(["--browser", "firefox"]);
+                c
+            },
+            300,
+        ),
+        (
             "docauto/emulator: node, deno, bun (full flow in-process and listening; each process exits after close)",
             node("tests/js/emulator/runtimes.mjs"),
             300,

@@ -7,8 +7,8 @@
 //! - `native` (every target but wasm32): tokio's clock, timers, tasks and threads; the axum listener and WebSocket on
 //!   hyper; the outgoing client on hyper with rustls; the durable state files.
 //! - `wasm` (wasm32): the JS runtime's `Date.now` and `setTimeout`, `spawn_local`, the runtime's `fetch` (handed in
-//!   by the JS glue, so TLS is the host's), `crypto.getRandomValues`; no listener (the JS side serves, see
-//!   `host::wasm::serve`) and no files (the state goes in and out as a snapshot).
+//!   by the JS glue, so TLS is the host's; webhook deliveries may go to a JS handler instead), `crypto.getRandomValues`;
+//!   no listener (the JS side serves, see `host::wasm::serve`) and no files (the state goes in and out as a snapshot).
 //!
 //! | item | native | wasm |
 //! |---|---|---|
@@ -17,9 +17,14 @@
 //! | [`blocking`] | `spawn_blocking` | runs inline (one thread) |
 //! | `Host::spawn` | `tokio::spawn` | `spawn_local`, aborted by `close()` |
 //! | `Host::send` | hyper + rustls | the runtime's `fetch` |
+//! | `Host::deliver` | `Host::send` | the runtime's `fetch`, or the `deliver` handler of `createEmulator` |
 //! | [`rng`], [`OsRng`] | the OS | `crypto.getRandomValues` (getrandom's JS backends) |
 //! | `serve`, `socket` | TCP listener, axum WebSocket | the exported `Emulator` (a fetch-shaped handler), sockets driven by JS |
 //! | `Store` | snapshot + `fdatasync`ed journal | none: `snapshot()` hands the state out |
+//!
+//! The host sits on both sides of the emulator: its primitives (clock, timers, `Host`, `Store`) are below the shared
+//! state (`crate::app`), which holds them; its doors (`serve`, `socket`) are above the router, which they serve. No
+//! primitive imports the app or a route.
 
 use axum::http::HeaderMap;
 use bytes::Bytes;

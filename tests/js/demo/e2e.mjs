@@ -176,6 +176,20 @@ async function main() {
     await shot("inbox");
   });
 
+  await t.run("inbox: a page opened later lists the runs the backend started (GET /api/agent-runs)", async () => {
+    const id = await text("#run-detail .run-head code");
+    const later = await context.newPage();
+    try {
+      await later.goto(`${demo.url}/#inbox`);
+      await later.waitForSelector("body[data-ready='true']");
+      await later.waitForFunction((run) => document.querySelector("#runs")?.textContent.includes(run), id);
+      await later.waitForFunction((run) => document.querySelector("#run-detail .run-head code")?.textContent === run, id);
+      assert((await later.getAttribute("#run-detail .run-head .pill", "data-status")) === "completed", "the listed run's status");
+    } finally {
+      await later.close();
+    }
+  });
+
   await t.run("live: the fake microphone gives a final line, the credits meter runs, stop releases", async () => {
     await tab("live");
     await page.evaluate(() => {

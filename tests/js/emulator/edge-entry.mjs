@@ -4,6 +4,7 @@
 import { createEmulator, startEmulator } from "docauto/emulator";
 import { DocAuto } from "docauto";
 import { WebhookVerifier, WebhookVerificationError } from "docauto/webhooks";
+import { RealtimeTranscriber } from "docauto/realtime";
 import { checker, checkListenRefused, remoteReceiver, runInProcess } from "./flow.mjs";
 
 globalThis.__docautoEmulatorSuite = async (base) => {
@@ -11,7 +12,7 @@ globalThis.__docautoEmulatorSuite = async (base) => {
   const { tally, check } = checker("edge-runtime", (l) => lines.push(l));
   const receiver = remoteReceiver(base);
   try {
-    await runInProcess({ DocAuto, WebhookVerifier, WebhookVerificationError }, createEmulator, receiver, check);
+    await runInProcess({ DocAuto, WebhookVerifier, WebhookVerificationError, RealtimeTranscriber }, createEmulator, receiver, check);
   } catch (e) {
     check("the flow ran to its end", false, String(e?.stack ?? e));
   }

@@ -1,7 +1,10 @@
 // The full flow every runtime runs against `docauto/emulator`: a file uploaded until `ready`, an extract run waited
 // until `processed` through `DocAuto`, its signed webhook delivered to a local receiver and verified by
-// `docauto/webhooks` against the emulator's key set (a tampered body refused), then `close()`. Runtime-neutral: the
-// caller hands in the modules, the emulator and the receiver. Returns `{ passed, failed }`; `log` gets one line a check.
+// `docauto/webhooks` against the emulator's key set (a tampered body refused), then `close()`. In-process, also: the
+// deliveries handed to the test's own handler (`deliver`) and verified there with the key set fetched through
+// `emulator.fetch`, and realtime sessions over `emulator.WebSocket` (a hand-written client and `RealtimeTranscriber`).
+// Runtime-neutral: the caller hands in the modules, the emulator and the receiver. Returns `{ passed, failed }`; `log`
+// gets one line a check.
 
 const INVOICE = "ACME Corporation\nInvoice Number: INV-2041\nInvoice Date: 2026-03-14\nTotal Amount: 1,250.50 EUR\n";
 const SCHEMA = {
@@ -83,6 +86,215 @@ export async function runFlow(mods, client, receiver, check) {
   }
 }
 
+const until = async (what, ms = 5000) => {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) {
+    const v = await what();
+    if (v) return v;
+  }
+  return undefined;
+};
+
+/**
+ * `createEmulator({ deliver })`: every webhook delivery goes to the test's own handler (a `Request` in, a `Response`
+ * out) instead of the network, so an endpoint on any host works (`https://receiver.test/hooks`). The handler verifies
+ * as production code does, with `WebhookVerifier({ baseUrl: emulator.url, fetch: emulator.fetch })` (the in-process
+ * origin is https, so the verifier takes it). It throws at the first attempt and answers 500 at the second: the
+ * capability ladder retries (100 and 200 ms at timeScale 0.01), and the deliveries log shows 0, 500, 200.
+ */
+export async function runDelivered(mods, createEmulator, check, extra = {}) {
+  const seen = [];
+  const verified = [];
+  let verifier;
+  const deliver = async (request) => {
+    const body = new Uint8Array(await request.arrayBuffer());
+    const signature = request.headers.get("x-svc-signature");
+    seen.push({ url: request.url, method: request.method, type: request.headers.get("content-type"), signature, body });
+    if (seen.length === 1) throw new Error("the handler failed");
+    if (seen.length === 2) return new Response("not now", { status: 500 });
+    try {
+      const event = await verifier.verify(body, signature);
+      verified.push(event);
+      return Response.json({ received: event.eventId });
+    } catch (e) {
+      return Response.json({ error: e.code ?? String(e) }, { status: 400 });
+    }
+  };
+  const emu = createEmulator({ timeScale: 0.01, deliver });
+  try {
+    check("the in-process origin is https (a WebhookVerifier takes it)", emu.url === "https://emulator.test", emu.url);
+    try {
+      verifier = new mods.WebhookVerifier({ baseUrl: emu.url, fetch: emu.fetch });
+    } catch (e) {
+      check("WebhookVerifier({ baseUrl: emulator.url, fetch: emulator.fetch }) is accepted", false, `${e.code}: ${e.message}`);
+      return;
+    }
+    const api = new mods.DocAuto({ apiKey: emu.apiKey, baseUrl: emu.url, fetch: emu.fetch, logLevel: "off", ...extra });
+    const endpoint = await api.webhooks.create({ url: "https://receiver.test/hooks", events: ["run.completed"] });
+    const file = await api.files.upload({ name: "invoice.txt", mimeType: "text/plain", data: new TextEncoder().encode(INVOICE) });
+    const run = await api.extract({ file: { id: file.id }, schema: SCHEMA, webhook: { id: endpoint.id } }, { wait: 0 });
+    await api.runs.waitFor(run.id);
+    const event = await until(() => verified.find((e) => e.processingId === run.id));
+    check(
+      "deliver: the handler verifies run.completed with the emulator's key set (fetched through emulator.fetch)",
+      event?.type === "run.completed" && event.data?.status === "processed",
+      JSON.stringify({ verified, seen: seen.length }).slice(0, 300),
+    );
+    const first = seen[0];
+    check(
+      "deliver: a POST of JSON to the endpoint's URL, signed in x-svc-signature",
+      seen.length === 3 && seen.every((d) => d.url === "https://receiver.test/hooks" && d.method === "POST" && d.type === "application/json" && d.signature?.split(".").length === 3),
+      JSON.stringify(seen.map((d) => [d.url, d.method, d.type])),
+    );
+    const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+    check("deliver: every attempt carries the same envelope bytes", seen.length === 3 && seen.every((d) => same(d.body, first.body)));
+    const log = await until(async () => {
+      const rows = (await api.webhooks.deliveries(endpoint.id)).data;
+      return rows.length === 3 ? rows : undefined;
+    });
+    check(
+      "deliver: a throw and a 500 are failed attempts retried on the ladder; the log shows 0, 500, 200",
+      JSON.stringify(log?.map((r) => [r.attempt, r.responseStatus, r.ok])) === JSON.stringify([[3, 200, true], [2, 500, false], [1, 0, false]]),
+      JSON.stringify(log),
+    );
+    let refused;
+    try {
+      const tampered = new TextDecoder().decode(first.body).replace('"status":"processed"', '"status":"failed"');
+      await verifier.verify(tampered, seen[2].signature);
+    } catch (e) {
+      refused = e;
+    }
+    check("deliver: a tampered copy is refused by the handler's verifier", refused instanceof mods.WebhookVerificationError, String(refused));
+  } catch (e) {
+    check("the deliver flow ran without an error", false, `${e?.name}: ${e?.message} ${e?.code ?? ""}`);
+  } finally {
+    await emu.close();
+  }
+}
+
+/** `seconds` of a loud 440 Hz tone then `silence` seconds of silence, PCM16 at 16 kHz. */
+function tone16k(seconds, silence = 0) {
+  const pcm = new Int16Array(Math.round(16000 * (seconds + silence)));
+  for (let i = 0; i < 16000 * seconds; i++) pcm[i] = Math.round(Math.sin((i * 440 * 2 * Math.PI) / 16000) * 12000);
+  return pcm;
+}
+
+/** Opens `new WebSocketImpl(url)`, runs `onOpen(ws)` at the service's `open`; resolves at close with what happened. */
+function session(WebSocketImpl, url, onOpen, ms = 10_000) {
+  return new Promise((resolve) => {
+    const got = { events: [], messages: [], states: [] };
+    const ws = new WebSocketImpl(url);
+    got.states.push(ws.readyState);
+    ws.binaryType = "arraybuffer";
+    const timer = setTimeout(() => resolve({ ...got, timedOut: true }), ms);
+    ws.addEventListener("open", () => {
+      got.events.push("open");
+      got.states.push(ws.readyState);
+    });
+    ws.onmessage = (e) => {
+      const m = JSON.parse(e.data);
+      got.messages.push(m);
+      if (m.type === "open") onOpen(ws);
+    };
+    ws.onerror = () => got.events.push("error");
+    ws.onclose = (e) => {
+      clearTimeout(timer);
+      got.events.push("close");
+      got.states.push(ws.readyState);
+      resolve({ ...got, code: e.code, reason: e.reason, wasClean: e.wasClean });
+    };
+  });
+}
+
+/**
+ * `emulator.WebSocket`: the realtime route in-process, with the browser WebSocket interface. A hand-written client
+ * (events, `on*` handlers, readyState, binary frames, `stop`), the ticket used twice, the idle limit scaled by
+ * `timeScale`, a whole `RealtimeTranscriber` session (partials, finals, usage, close) and `close()` of the emulator
+ * under an open socket.
+ */
+export async function runSockets(mods, createEmulator, check, extra = {}) {
+  const emu = createEmulator();
+  const fast = createEmulator({ timeScale: 0.01 });
+  try {
+    const api = new mods.DocAuto({ apiKey: emu.apiKey, baseUrl: emu.url, fetch: emu.fetch, logLevel: "off", ...extra });
+    const s1 = await api.realtime.createSession({ sampleRate: 16000 });
+    check("a session's URL is the in-process origin's wss://", s1.url.startsWith("wss://emulator.test/v1/realtime/socket?ticket="), s1.url.split("?")[0]);
+    const one = await session(emu.WebSocket, s1.url, (ws) => {
+      ws.send(tone16k(1).buffer);
+      ws.send(JSON.stringify({ type: "stop" }));
+    });
+    const types = one.messages.map((m) => m.type);
+    check(
+      "emulator.WebSocket: open, then open, final, usage, close 1000 (clean); readyState 0, 1, 3",
+      JSON.stringify(types) === JSON.stringify(["open", "final", "usage"]) && one.code === 1000 && one.wasClean === true &&
+        JSON.stringify(one.events) === JSON.stringify(["open", "close"]) && JSON.stringify(one.states) === JSON.stringify([0, 1, 3]),
+      JSON.stringify(one),
+    );
+    const final = one.messages.find((m) => m.type === "final");
+    check("emulator.WebSocket: the final describes the second of tone", /^\[speech 1\.0 s, -\d+ dBFS\]$/.test(final?.text ?? ""), JSON.stringify(final));
+    const again = await session(emu.WebSocket, s1.url, () => {});
+    check(
+      "emulator.WebSocket: a ticket is single use (ticket_used, close 4401)",
+      again.messages[0]?.code === "ticket_used" && again.code === 4401,
+      JSON.stringify(again),
+    );
+    const wrong = await session(emu.WebSocket, "wss://emulator.test/v1/elsewhere", () => {});
+    check("emulator.WebSocket: another path fails like a refused upgrade (error, close 1006)", JSON.stringify(wrong.events) === JSON.stringify(["error", "close"]) && wrong.code === 1006, JSON.stringify(wrong));
+
+    const fastApi = new mods.DocAuto({ apiKey: fast.apiKey, baseUrl: fast.url, fetch: fast.fetch, logLevel: "off", ...extra });
+    const idle = await fastApi.realtime.createSession({});
+    const t0 = Date.now();
+    const quiet = await session(fast.WebSocket, idle.url, () => {}, 5000);
+    const waited = Date.now() - t0;
+    check(
+      "emulator.WebSocket: the 30 s idle limit is scaled by timeScale (0.01: closed 4408 within a second)",
+      quiet.code === 4408 && quiet.messages.at(-1)?.code === "idle_timeout" && waited >= 250 && waited < 1500,
+      `${waited} ms ${JSON.stringify(quiet)}`,
+    );
+
+    const s2 = await api.realtime.createSession({});
+    const t = new mods.RealtimeTranscriber({
+      url: s2.url,
+      getUrl: async () => (await api.realtime.createSession({})).url,
+      WebSocket: emu.WebSocket,
+      frameMs: 20,
+    });
+    const events = [];
+    for (const k of ["open", "partial", "final", "usage", "error", "close"]) {
+      t.addEventListener(k, (e) => events.push({ type: k, text: e.detail?.text, code: e.detail?.code }));
+    }
+    await t.start({ microphone: false });
+    // 3 s of a 300 Hz tone at 44.1 kHz (speech to the emulator's detector), then 2 s of silence
+    const rate = 44100;
+    for (let n = 0; n < rate * 5; n += 441) {
+      const block = new Float32Array(441);
+      if (n < rate * 3) for (let i = 0; i < 441; i++) block[i] = 0.3 * Math.sin((2 * Math.PI * 300 * (n + i)) / rate);
+      t.sendAudio(block, rate);
+    }
+    await t.stop();
+    const kinds = events.map((e) => e.type);
+    check(
+      "RealtimeTranscriber over emulator.WebSocket: open, a partial, a final with text, usage, close",
+      kinds[0] === "open" && kinds.includes("partial") && kinds.at(-1) === "close" && !kinds.includes("error") &&
+        /^\[speech 3\.0 s/.test(events.find((e) => e.type === "final")?.text ?? ""),
+      JSON.stringify(events),
+    );
+    check("RealtimeTranscriber over emulator.WebSocket: usage of one started minute, 7 credits", JSON.stringify(t.usage) === JSON.stringify({ startedMinutes: 1, credits: 7 }), JSON.stringify(t.usage));
+    const read = await emu.fetch(`${emu.url}/v1/realtime/transcriptions/${s2.id}`, { headers: { authorization: `Bearer ${emu.apiKey}` } });
+    const state = (await read.json()).status;
+    check("the transcriber's session is closed on the service", state === "closed", String(state));
+
+    const s3 = await api.realtime.createSession({});
+    const dropped = session(emu.WebSocket, s3.url, () => emu.close());
+    const gone = await dropped;
+    check("close() of the emulator ends an open socket like a dropped connection (1006, not clean)", gone.code === 1006 && gone.wasClean === false, JSON.stringify(gone));
+  } catch (e) {
+    check("the socket flow ran without an error", false, `${e?.name}: ${e?.message} ${e?.code ?? ""}`);
+  } finally {
+    await emu.close();
+    await fast.close();
+  }
+}
+
 /**
  * The `drop_connection` fault: the request is handled (the webhook endpoint exists afterwards), then the answer is
  * cut; `fetch` rejects (a network error) instead of resolving.
@@ -110,6 +322,8 @@ async function dropped(doFetch, base, key, check) {
  * more `DocAuto` options (a page passes `dangerouslyAllowBrowser`: the emulator's key is a test key).
  */
 export async function runInProcess(mods, createEmulator, receiver, check, extra = {}) {
+  await runDelivered(mods, createEmulator, check, extra);
+  await runSockets(mods, createEmulator, check, extra);
   const emu = createEmulator({ timeScale: 0.01, allowHttpWebhooks: true, control: true });
   check("apiKey is the first accepted key", emu.apiKey === "sk_test_docauto");
   await runFlow(mods, { apiKey: emu.apiKey, baseUrl: emu.url, fetch: emu.fetch, ...extra }, receiver, check);
@@ -118,7 +332,11 @@ export async function runInProcess(mods, createEmulator, receiver, check, extra 
 
   const socket = await emu.fetch(`${emu.url}/v1/realtime/socket?ticket=x`);
   const body = await socket.json();
-  check("the socket route says it needs startEmulator", socket.status === 426 && body.code === "websocket_unavailable", JSON.stringify(body));
+  check(
+    "a plain fetch of the socket route answers 426 naming emulator.WebSocket",
+    socket.status === 426 && body.code === "websocket_unavailable" && body.message.includes("emulator.WebSocket"),
+    JSON.stringify(body),
+  );
 
   const snapshot = JSON.parse(emu.snapshot());
   check("snapshot() holds the run", Object.keys(snapshot.runs ?? {}).some((id) => id.startsWith("exr_")), Object.keys(snapshot).join());
@@ -210,5 +428,20 @@ export async function runListening(mods, startEmulator, WebSocketImpl, receiver,
     check("listening flow ran without an error", false, `${e?.name}: ${e?.message}`);
   } finally {
     await emu.close();
+  }
+  // `deliver` on a listening emulator too: the delivery goes to the handler, not over the network
+  const got = [];
+  const listening = await startEmulator({ timeScale: 0.01, deliver: (request) => (got.push(request.url), new Response(null, { status: 204 })) });
+  try {
+    const api = new mods.DocAuto({ apiKey: listening.apiKey, baseUrl: listening.url, logLevel: "off" });
+    const file = await api.files.upload({ name: "a.txt", mimeType: "text/plain", data: new TextEncoder().encode(INVOICE) });
+    const run = await api.parse({ file: { id: file.id }, webhook: { url: "https://receiver.test/listening" } }, { wait: 0 });
+    await api.runs.waitFor(run.id);
+    await until(() => got.length > 0);
+    check("startEmulator({ deliver }): the delivery goes to the handler", got[0] === "https://receiver.test/listening", JSON.stringify(got));
+  } catch (e) {
+    check("startEmulator({ deliver }) ran without an error", false, `${e?.name}: ${e?.message}`);
+  } finally {
+    await listening.close();
   }
 }

@@ -11,7 +11,7 @@ const { code, inputs } = await bundle("./emulator/edge-entry.mjs", {
   format: "iife",
   plugins: [wasmModuleImports],
 });
-const entry = inputs.find((i) => i.startsWith("pkg/emulator/") && !i.includes("/wasm/") && !i.endsWith("core.js"));
+const entry = inputs.find((i) => i.startsWith("pkg/emulator/") && !i.includes("/wasm/") && !/\/(core|socket)\.js$/.test(i));
 report("docauto/emulator edge-runtime resolution", resolvedCheck("/" + (entry ?? "none"), "emulator/edge-light.js"));
 
 const receiver = await startReceiver();

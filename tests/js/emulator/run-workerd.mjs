@@ -14,10 +14,10 @@ const { code, inputs } = await bundle("./emulator/worker.mjs", {
   format: "esm",
   external: ["*.wasm"],
 });
-report("docauto/emulator workerd resolution", resolvedCheck("/" + (inputs.find((i) => i.startsWith("pkg/emulator/") && !i.includes("/wasm/") && !i.endsWith("core.js")) ?? "none"), "emulator/workerd.js"));
+report("docauto/emulator workerd resolution", resolvedCheck("/" + (inputs.find((i) => i.startsWith("pkg/emulator/") && !i.includes("/wasm/") && !/\/(core|socket)\.js$/.test(i)) ?? "none"), "emulator/workerd.js"));
 mkdirSync(`${dir}wasm`, { recursive: true });
 writeFileSync(`${dir}worker.mjs`, code);
-for (const module of ["emulator/wasm/docauto-emulator.wasm", "wasm/docauto-client.wasm", "webhooks/wasm/docauto-webhooks.wasm", "webhooks/wasm/docauto-webhooks-p256.wasm"]) {
+for (const module of ["emulator/wasm/docauto-emulator.wasm", "wasm/docauto-client.wasm", "webhooks/wasm/docauto-webhooks.wasm", "webhooks/wasm/docauto-webhooks-p256.wasm", "realtime/wasm/docauto-realtime.wasm"]) {
   copyFileSync(`${root}pkg/${module}`, `${dir}wasm/${module.split("/").pop()}`);
 }
 

@@ -4,12 +4,13 @@
 import { createEmulator, startEmulator } from "docauto/emulator";
 import { DocAuto } from "docauto";
 import { WebhookVerifier, WebhookVerificationError } from "docauto/webhooks";
+import { RealtimeTranscriber } from "docauto/realtime";
 import { checker, runInProcess, runListening } from "./flow.mjs";
 import { startReceiver } from "./receiver.mjs";
 
 const runtime = globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : "node";
 const { tally, check } = checker(runtime, (l) => console.log(l));
-const mods = { DocAuto, WebhookVerifier, WebhookVerificationError };
+const mods = { DocAuto, WebhookVerifier, WebhookVerificationError, RealtimeTranscriber };
 const WebSocketImpl = globalThis.WebSocket ?? (await import("ws")).WebSocket;
 const receiver = await startReceiver();
 try {

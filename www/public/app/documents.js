@@ -33,7 +33,7 @@ export function documentsPanel(config) {
       state.doc = { sample: s.id };
       state.text = s.text;
       editor.set(JSON.stringify(s.schema, null, 2));
-      $("doc-link").replaceChildren(h("a", { href: `/samples/${s.file}`, target: "_blank", rel: "noopener" }, `Open ${s.file}`));
+      $("doc-link").replaceChildren(h("a", { href: `samples/${s.file}`, target: "_blank", rel: "noopener" }, `Open ${s.file}`));
     }
     state.extract = null;
     renderExtraction();
@@ -64,10 +64,10 @@ export function documentsPanel(config) {
     }, 100);
     const setStatus = (s) => row.querySelector(".pill").replaceWith(pill(s));
     try {
-      const created = await api(`/api/${kind}`, { method: "POST", body: { document: state.doc, ...body } });
+      const created = await api(`api/${kind}`, { method: "POST", body: { document: state.doc, ...body } });
       row.querySelector(".job-id").textContent = created.run.id;
       setStatus(created.run.status);
-      const done = created.run.status === "processed" ? { run: created.run } : await api(`/api/runs/${created.run.id}/wait`);
+      const done = created.run.status === "processed" ? { run: created.run } : await api(`api/runs/${created.run.id}/wait`);
       setStatus(done.run.status);
       if (done.run.status !== "processed") {
         throw Object.assign(new Error(done.run.error?.message ?? `the run ended ${done.run.status}`),

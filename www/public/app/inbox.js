@@ -1,5 +1,6 @@
 // Panel 2: the agent inbox. List agents, start a run, watch its ledger move (re-read whenever a verified webhook
-// event about it arrives, and while it works), decide its sign-offs, complete its human steps, see the result.
+// event about it arrives, and while it works), decide its sign-offs, complete its human steps, see the result. The
+// runs the backend started are listed again when the page loads.
 import { api, h, showError, pill, onDelivery } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
@@ -7,14 +8,34 @@ const ACTIVE = new Set(["queued", "processing"]);
 
 export function inboxPanel(config) {
   const runs = new Map(); // id -> { run, events: [] }
+  const early = new Map(); // run id -> deliveries that arrived before the run was listed
   let current = null;
   let timer = null;
+
+  const track = (run) => {
+    const entry = runs.get(run.id) ?? { events: early.get(run.id) ?? [] };
+    early.delete(run.id);
+    entry.run = run;
+    runs.set(run.id, entry);
+    return entry;
+  };
+
+  async function loadRuns() {
+    try {
+      const known = await api("api/agent-runs");
+      for (const run of known.data.slice().reverse()) if (!runs.has(run.id)) track(run);
+      if (!current && known.data.length) show(known.data[0].id);
+      else renderList();
+    } catch (e) {
+      showError($("agents-error"), e);
+    }
+  }
 
   async function loadAgents() {
     showError($("agents-error"), null);
     $("agents").replaceChildren(h("li", { class: "muted" }, "Loading agents…"));
     try {
-      const list = await api("/api/agents");
+      const list = await api("api/agents");
       $("agents").replaceChildren(...list.data.map(agentCard));
     } catch (e) {
       $("agents").replaceChildren();
@@ -30,8 +51,8 @@ export function inboxPanel(config) {
       start.disabled = true;
       showError($("agents-error"), null);
       try {
-        const { run } = await api("/api/agent-runs", { method: "POST", body: { agent: agent.id, documents: [{ sample: docSelect.value }] } });
-        runs.set(run.id, { run, events: [] });
+        const { run } = await api("api/agent-runs", { method: "POST", body: { agent: agent.id, documents: [{ sample: docSelect.value }] } });
+        track(run);
         show(run.id);
       } catch (e) {
         showError($("agents-error"), e);
@@ -58,11 +79,8 @@ export function inboxPanel(config) {
   async function refresh(id) {
     clearTimeout(timer);
     try {
-      const run = await api(`/api/agent-runs/${id}`);
-      const entry = runs.get(id) ?? { events: [] };
-      entry.run = run;
-      entry.error = null;
-      runs.set(id, entry);
+      const run = await api(`api/agent-runs/${id}`);
+      track(run).error = null;
       if (ACTIVE.has(run.status) && id === current) timer = setTimeout(() => refresh(id), 700);
     } catch (e) {
       const entry = runs.get(id);
@@ -133,7 +151,7 @@ export function inboxPanel(config) {
       }
       ev.currentTarget.disabled = true;
       try {
-        await api(`/api/agent-runs/${run.id}/approvals/${a.id}`, { method: "POST", body: { decision, note: note.value.trim() } });
+        await api(`api/agent-runs/${run.id}/approvals/${a.id}`, { method: "POST", body: { decision, note: note.value.trim() } });
         await refresh(run.id);
       } catch (e) {
         showError(err, e);
@@ -162,7 +180,7 @@ export function inboxPanel(config) {
       h("div", { class: "row" }, h("button", { type: "button", class: "primary complete", onclick: async (ev) => {
         ev.currentTarget.disabled = true;
         try {
-          await api(`/api/agent-runs/${run.id}/tasks/${t.id}/complete`, { method: "POST", body: { note: note.value.trim() } });
+          await api(`api/agent-runs/${run.id}/tasks/${t.id}/complete`, { method: "POST", body: { note: note.value.trim() } });
           await refresh(run.id);
         } catch (e) {
           showError(err, e);
@@ -173,7 +191,11 @@ export function inboxPanel(config) {
 
   onDelivery((d) => {
     const entry = d.processingId ? runs.get(d.processingId) : null;
-    if (!entry) return;
+    if (!entry) {
+      // the backend replays its deliveries as the page connects, maybe before the list of its runs arrives
+      if (/^agr_/.test(d.processingId ?? "")) early.set(d.processingId, [...(early.get(d.processingId) ?? []), d]);
+      return;
+    }
     entry.events.push(d);
     if (d.verified && d.processingId === current) refresh(current);
     else if (d.processingId === current) renderRun();
@@ -181,6 +203,7 @@ export function inboxPanel(config) {
 
   $("agents-reload").addEventListener("click", loadAgents);
   loadAgents();
+  loadRuns();
   return { refreshCurrent: () => current && refresh(current) };
 }
 

@@ -1,6 +1,6 @@
 // Panel 4: the webhook inspector. Every delivery the backend received (verified or rejected with its code), and a
 // box that verifies a pasted signature header and body in the browser with the wasm WebhookVerifier.
-import { WebhookVerifier } from "/pkg/webhooks/index.js";
+import { WebhookVerifier } from "../pkg/webhooks/index.js";
 import { api, h, showError, onDelivery } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
@@ -66,7 +66,7 @@ export function inspectorPanel(setCount) {
   $("fetch-jwks").addEventListener("click", async () => {
     showError($("jwks-error"), null);
     try {
-      $("jwks").value = JSON.stringify(await api("/api/jwks"), null, 2);
+      $("jwks").value = JSON.stringify(await api("api/jwks"), null, 2);
     } catch (e) {
       showError($("jwks-error"), e);
     }

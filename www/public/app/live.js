@@ -1,7 +1,7 @@
 // Panel 3: live transcription. The backend mints each session (it holds the key); the page gets only the single-use
 // ticket URL, through `getUrl`, also on reconnects.
-import { RealtimeTranscriber } from "/pkg/realtime/index.js";
-import { api, h, showError, clock } from "./ui.js";
+import { RealtimeTranscriber } from "../pkg/realtime/index.js";
+import { api, h, showError, clock, host } from "./ui.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -37,10 +37,11 @@ export function livePanel() {
     setState("Asking the backend for a session…");
     transcript.querySelector(".placeholder")?.remove();
     try {
-      const first = await api("/api/realtime/session", { method: "POST" });
+      const first = await api("api/realtime/session", { method: "POST" });
       let firstUrl = first.url;
       t = new RealtimeTranscriber({
         sampleRate: first.sampleRate,
+        WebSocket: host.WebSocket,
         // A fresh single-use ticket each time the transcriber (re)connects.
         getUrl: async () => {
           if (firstUrl) {
@@ -48,7 +49,7 @@ export function livePanel() {
             firstUrl = null;
             return u;
           }
-          return (await api("/api/realtime/session", { method: "POST" })).url;
+          return (await api("api/realtime/session", { method: "POST" })).url;
         },
       });
       t.addEventListener("partial", (e) => {

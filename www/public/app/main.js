@@ -52,12 +52,12 @@ function simulate(config, inbox) {
       showError($("sim-error"), e);
     }
   });
-  act("sim-rate", "/api/simulate/rate-limit", {}, () => "The next request to the service answers 429 rate_limited.");
+  act("sim-rate", "api/simulate/rate-limit", {}, () => "The next request to the service answers 429 rate_limited.");
   let exhausted = false;
   $("sim-credits").addEventListener("click", async () => {
     showError($("sim-error"), null);
     try {
-      await api("/api/simulate/credits", { method: "POST", body: { exhausted: !exhausted } });
+      await api("api/simulate/credits", { method: "POST", body: { exhausted: !exhausted } });
       exhausted = !exhausted;
       $("sim-credits").setAttribute("aria-pressed", String(exhausted));
       $("sim-credits").textContent = exhausted ? "Restore credits" : "Exhaust credits";
@@ -66,7 +66,7 @@ function simulate(config, inbox) {
       showError($("sim-error"), e);
     }
   });
-  act("sim-clock", "/api/simulate/clock", { seconds: 8 * 86400 }, () => "The service clock moved 8 days: unfinished agent runs are past their deadline. Its signatures are now dated 8 days ahead of this machine, so the backend rejects them as not_yet_valid.",
+  act("sim-clock", "api/simulate/clock", { seconds: 8 * 86400 }, () => "The service clock moved 8 days: unfinished agent runs are past their deadline. Its signatures are now dated 8 days ahead of this machine, so the backend rejects them as not_yet_valid.",
     () => inbox.refreshCurrent());
 }
 
@@ -74,7 +74,7 @@ async function boot() {
   tabs();
   let config;
   try {
-    config = await api("/api/config");
+    config = await api("api/config");
   } catch (e) {
     $("service").replaceChildren(h("span", { class: "badge bad" }, "offline"));
     showError($("boot-error"), e);

@@ -1,6 +1,6 @@
 // The extraction schema editor: a textarea over a backdrop that marks the offending part. Every edit is checked in
 // the page (JSON syntax, then the wasm `validateExtractionSchema`) before anything can be sent.
-import { validateExtractionSchema } from "/pkg/index.js";
+import { validateExtractionSchema } from "../pkg/index.js";
 import { h } from "./ui.js";
 
 /** Splits `schema.properties.a.items[0]` into `["properties", "a", "items", "0"]` (the leading `schema` dropped). */

@@ -1,5 +1,11 @@
 // Small helpers shared by the panels: the backend's JSON API, a DOM builder, error callouts, the event stream.
 
+/**
+ * What the page's host sets before the panels start. `WebSocket`: the class the live transcription connects with
+ * (the runtime's own when unset; the static playground sets its in-process emulator's `emulator.WebSocket`).
+ */
+export const host = { WebSocket: undefined };
+
 /** An error answered by the backend: `{ code, message, status, retryAfter, requestId }`. */
 export class DemoError extends Error {
   constructor(fields) {
@@ -95,7 +101,7 @@ let source = null;
 export function onDelivery(fn) {
   handlers.add(fn);
   if (!source) {
-    source = new EventSource("/api/events");
+    source = new EventSource("api/events");
     source.addEventListener("delivery", (e) => {
       const record = JSON.parse(e.data);
       for (const f of handlers) f(record);

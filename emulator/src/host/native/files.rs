@@ -39,7 +39,7 @@ pub fn load_state(path: &Path) -> Result<State, String> {
     .map_err(|e| format!("--state: {e}"))
 }
 
-/// The agent files of `--agents DIR` (`*.json`, by name): `(path, text)` pairs for [`crate::agents::load`].
+/// The agent files of `--agents DIR` (`*.json`, by name): `(path, text)` pairs for [`crate::agent_definitions::load`].
 ///
 /// # Errors
 /// The folder or a file cannot be read.

@@ -1,13 +1,15 @@
-//! The native host: tokio's clock, timers, tasks and threads; the listener and WebSocket (`serve`); the outgoing
-//! client on hyper with rustls (`http`); the `--state` and `--agents` files (`files`).
+//! The native host: tokio's clock, timers, tasks and threads; the listener (`serve`) and its WebSocket (`socket`);
+//! the outgoing client on hyper with rustls (`http`); the `--state` and `--agents` files (`files`).
 
 mod files;
 mod http;
 mod serve;
+mod socket;
 
 pub use files::{load_state, read_agents, write_snapshot, Journal, Store};
 pub use http::HttpClient;
-pub use serve::{serve, socket, Handle};
+pub use serve::{serve, Handle};
+pub use socket::socket;
 pub use std::time::Instant;
 
 use super::{Elapsed, FetchError, Fetched};
@@ -83,5 +85,20 @@ impl Host {
         timeout: Duration,
     ) -> Result<Fetched, FetchError> {
         self.http.send(method, url, headers, body, timeout).await
+    }
+
+    /// Sends one webhook delivery (a `POST` of the signed envelope to the endpoint's URL): natively, over the network
+    /// as [`Host::send`].
+    ///
+    /// # Errors
+    /// [`FetchError`] when the URL is unusable, the peer unreachable, or the answer too large.
+    pub async fn deliver(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: Bytes,
+        timeout: Duration,
+    ) -> Result<Fetched, FetchError> {
+        self.send(Method::POST, url, headers, body, timeout).await
     }
 }

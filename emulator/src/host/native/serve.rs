@@ -1,12 +1,9 @@
-//! The listener: binds, serves the router over HTTP/1.1 (hyper through axum) until stopped, and upgrades the
-//! realtime socket route to a WebSocket whose protocol is [`crate::realtime::run_socket`]'s.
+//! The listener: binds and serves the router over HTTP/1.1 (hyper through axum) until stopped; its realtime socket
+//! route upgrades (`socket`).
 
 use crate::app::{App, Shared};
 use crate::config::Config;
-use crate::host::{Frame, Host, Socket};
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{RawQuery, State as AxState};
-use axum::response::Response;
+use crate::host::Host;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -49,7 +46,7 @@ pub async fn serve(config: Config) -> Result<Handle, String> {
         .await
         .map_err(|e| format!("--addr {}: cannot bind: {e}", config.addr))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let agents = crate::agents::load(super::read_agents(config.agents_dir.as_deref())?)?;
+    let agents = crate::agent_definitions::load(super::read_agents(config.agents_dir.as_deref())?)?;
     let state = match &config.state {
         Some(p) => super::load_state(p)?,
         None => crate::state::State::default(),
@@ -62,7 +59,7 @@ pub async fn serve(config: Config) -> Result<Handle, String> {
         state,
         host,
     ));
-    app.start()?;
+    crate::start(&app)?;
     let router = crate::router(app.clone());
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
@@ -78,42 +75,4 @@ pub async fn serve(config: Config) -> Result<Handle, String> {
         shutdown: Some(tx),
         task,
     })
-}
-
-/// `GET /v1/realtime/socket?ticket=...`: always upgrades; ticket problems are reported in the socket.
-pub async fn socket(
-    AxState(app): AxState<Shared>,
-    RawQuery(q): RawQuery,
-    ws: WebSocketUpgrade,
-) -> Response {
-    let ticket = crate::realtime::ticket_of(q.as_deref());
-    ws.on_upgrade(move |socket| crate::realtime::run_socket(app, ticket, Upgraded(socket)))
-}
-
-/// An upgraded axum WebSocket.
-struct Upgraded(WebSocket);
-
-impl Socket for Upgraded {
-    async fn recv(&mut self) -> Option<Frame> {
-        match self.0.recv().await? {
-            Ok(Message::Text(t)) => Some(Frame::Text(t.as_str().to_owned())),
-            Ok(Message::Binary(b)) => Some(Frame::Binary(b)),
-            Ok(Message::Ping(_) | Message::Pong(_)) => Some(Frame::Control),
-            Ok(Message::Close(_)) | Err(_) => None,
-        }
-    }
-
-    async fn send_text(&mut self, text: String) -> bool {
-        self.0.send(Message::Text(text.into())).await.is_ok()
-    }
-
-    async fn close(&mut self, code: u16, reason: &str) {
-        let _ = self
-            .0
-            .send(Message::Close(Some(CloseFrame {
-                code,
-                reason: reason.to_owned().into(),
-            })))
-            .await;
-    }
 }

@@ -1,5 +1,6 @@
-//! Outgoing HTTP through the JS host: the glue's `fetch(method, url, headers, body, timeoutMs, maxBytes)` (the
-//! runtime's `fetch`, so TLS and its trusted roots are the host's) resolves to `[status, headers, body]`, or rejects
+//! Outgoing HTTP through the JS host: the glue's `fetch(method, url, headers, body, timeoutMs, maxBytes, purpose)`
+//! (the runtime's `fetch`, so TLS and its trusted roots are the host's; a webhook delivery, `purpose` "deliver", goes
+//! to the `deliver` handler instead when `createEmulator` has one) resolves to `[status, headers, body]`, or rejects
 //! with an `Error` whose `code` is `too_large` when the body passes `maxBytes`.
 //! The function lives in this thread's table; [`Fetcher`] holds its key.
 
@@ -15,6 +16,24 @@ use wasm_bindgen_futures::JsFuture;
 
 thread_local! {
     static FETCHERS: RefCell<(u32, HashMap<u32, Function>)> = RefCell::new((0, HashMap::new()));
+}
+
+/// What an outgoing request is for: the glue sends a delivery to `deliver` when it has one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A document fetched by URL.
+    Fetch,
+    /// A webhook delivery.
+    Deliver,
+}
+
+impl Purpose {
+    fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Fetch => "fetch",
+            Purpose::Deliver => "deliver",
+        }
+    }
 }
 
 /// The key of a JS fetch function; dropping it forgets the function.
@@ -38,6 +57,7 @@ impl Fetcher {
     /// The request as owned parts, for [`fetch`] (which runs in a local task).
     pub fn call(
         &self,
+        purpose: Purpose,
         method: Method,
         url: &str,
         headers: &[(&str, String)],
@@ -50,6 +70,7 @@ impl Fetcher {
             .collect();
         fetch(
             self.0,
+            purpose,
             method.as_str().to_owned(),
             url.to_owned(),
             flat,
@@ -86,6 +107,7 @@ fn unreachable(e: &JsValue) -> FetchError {
 
 async fn fetch(
     key: u32,
+    purpose: Purpose,
     method: String,
     url: String,
     headers: Vec<String>,
@@ -107,6 +129,7 @@ async fn fetch(
     args.push(&Uint8Array::from(body.as_ref()));
     args.push(&JsValue::from_f64(timeout.as_secs_f64() * 1000.0));
     args.push(&JsValue::from_f64(MAX_BODY as f64));
+    args.push(&JsValue::from_str(purpose.as_str()));
     let answer = f
         .apply(&JsValue::NULL, &args)
         .map_err(|e| unreachable(&e))?;

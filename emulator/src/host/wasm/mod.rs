@@ -10,7 +10,9 @@ mod serve;
 mod socket;
 mod timer;
 
-pub use serve::{parse_args, socket, usage, Emulator};
+pub use http::Purpose;
+pub use serve::{parse_args, usage, Emulator};
+pub use socket::socket;
 pub use timer::{sleep, Sleep};
 
 use super::{Elapsed, FetchError, Fetched};
@@ -156,7 +158,7 @@ impl Host {
         lock(&self.tasks).closed
     }
 
-    /// Sends one outgoing request through the JS host's `fetch` (a document fetch, a webhook delivery).
+    /// Sends one outgoing request (a document fetch) through the JS host's `fetch`.
     ///
     /// # Errors
     /// [`FetchError`] when the URL is unusable, the peer unreachable, or the answer too large.
@@ -168,8 +170,39 @@ impl Host {
         body: Bytes,
         timeout: Duration,
     ) -> Result<Fetched, FetchError> {
+        self.request(Purpose::Fetch, method, url, headers, body, timeout)
+            .await
+    }
+
+    /// Sends one webhook delivery (a `POST` of the signed envelope): through the JS host's `fetch`, or to the
+    /// `deliver` handler of `createEmulator` when it has one (the glue decides, by the purpose).
+    ///
+    /// # Errors
+    /// [`FetchError`] when the URL is unusable, the peer unreachable (the handler threw), or the answer too large.
+    pub async fn deliver(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: Bytes,
+        timeout: Duration,
+    ) -> Result<Fetched, FetchError> {
+        self.request(Purpose::Deliver, Method::POST, url, headers, body, timeout)
+            .await
+    }
+
+    async fn request(
+        &self,
+        purpose: Purpose,
+        method: Method,
+        url: &str,
+        headers: &[(&str, String)],
+        body: Bytes,
+        timeout: Duration,
+    ) -> Result<Fetched, FetchError> {
         crate::host::outgoing_uri(url)?;
-        let call = self.fetcher.call(method, url, headers, body, timeout);
+        let call = self
+            .fetcher
+            .call(purpose, method, url, headers, body, timeout);
         // the JS promise is awaited in a local task; its answer comes back over a channel, so this future stays Send
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.spawn_local(async move {

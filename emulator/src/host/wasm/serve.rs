@@ -6,11 +6,10 @@
 use super::{socket as sockets, Host};
 use crate::app::{App, Shared};
 use crate::config::Config;
-use crate::error::ApiError;
 use crate::host::Frame;
 use crate::util::lock;
 use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::Request;
 use axum::Router;
 use http_body_util::BodyExt;
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
@@ -43,17 +42,6 @@ fn agent_texts(v: Option<&Value>) -> Result<Vec<(String, String)>, String> {
             .collect()),
         Some(_) => Err("agents: must be an array of agent definitions".into()),
     }
-}
-
-/// `GET /v1/realtime/socket` through [`Emulator::handle`]: an in-process request cannot become a WebSocket (the
-/// JS server of `startEmulator` upgrades before it reaches here).
-pub async fn socket() -> ApiError {
-    ApiError::new(
-        StatusCode::UPGRADE_REQUIRED,
-        "websocket_unavailable",
-        "the realtime socket needs a listening emulator (startEmulator() or npx docauto-emulator): \
-         createEmulator's fetch cannot upgrade a request to a WebSocket",
-    )
 }
 
 /// The command line of `docauto-emulator` read as the native binary reads it: the JSON
@@ -92,7 +80,8 @@ pub struct Emulator {
 impl Emulator {
     /// Starts an emulator: `options` is the JSON of `createEmulator`'s options (see `Config::from_options`, plus
     /// `agents` and `snapshot`), `base_url` the origin of the addresses it hands out, `fetch` the host's outgoing
-    /// `fetch(method, url, headers, body, timeoutMs, maxBytes)`. The command line adds `options.cli`:
+    /// `fetch(method, url, headers, body, timeoutMs, maxBytes, purpose)` (`purpose`: "fetch" for a document,
+    /// "deliver" for a webhook delivery). The command line adds `options.cli`:
     /// `{statePath, journal, agentNames}` (the `--state` file, its journal's text, replayed over the snapshot, and the
     /// `--agents` file names), so its errors read as the native binary's.
     ///
@@ -115,7 +104,7 @@ impl Emulator {
                 }
             }
         }
-        let agents = crate::agents::load(agents).map_err(invalid)?;
+        let agents = crate::agent_definitions::load(agents).map_err(invalid)?;
         let snapshot = match o.get("snapshot") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.as_bytes()),
@@ -140,7 +129,7 @@ impl Emulator {
         }
         .map_err(|e| error("invalid_snapshot", &e))?;
         let app = Arc::new(App::new(config, base_url, agents, state, Host::new(fetch)));
-        app.start().map_err(|e| error("internal_error", &e))?;
+        crate::start(&app).map_err(|e| error("internal_error", &e))?;
         let router = crate::router(app.clone());
         Ok(Emulator { app, router })
     }
@@ -212,8 +201,9 @@ impl Emulator {
         String::from_utf8(bytes).map_err(|e| error("internal_error", &e.to_string()))
     }
 
-    /// Takes a realtime socket the JS server upgraded (`query`: the request's query, with the ticket); frames go
-    /// out through `send(text)` and `close(code, reason)`. Returns the socket's key for the calls below.
+    /// Takes a realtime socket the JS server upgraded, or an `emulator.WebSocket` (`query`: the URL's query, with the
+    /// ticket); frames go out through `send(text)` and `close(code, reason)`. Returns the socket's key for the calls
+    /// below.
     ///
     /// # Errors
     /// An `Error` with code `emulator_closed` after [`Emulator::close`].

@@ -1,13 +1,27 @@
-//! Realtime sockets served by the JS side (`startEmulator`'s server upgrades, then hands every frame in): frames
-//! come in over a channel; frames go out through the JS `send(text)` and `close(code, reason)` functions, kept in
-//! this thread's table under the socket's key.
+//! Realtime sockets driven by the JS side (`startEmulator`'s server upgrades, then hands every frame in;
+//! `emulator.WebSocket` hands its frames in without a network): frames come in over a channel; frames go out through
+//! the JS `send(text)` and `close(code, reason)` functions, kept in this thread's table under the socket's key. The
+//! route itself ([`socket`]) cannot upgrade an in-process request.
 
+use crate::error::ApiError;
 use crate::host::{Frame, Socket};
+use axum::http::StatusCode;
 use js_sys::Function;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use wasm_bindgen::JsValue;
+
+/// `GET /v1/realtime/socket` through `Emulator::handle`: an in-process request cannot become a WebSocket (the
+/// JS server of `startEmulator` upgrades before it reaches here; `emulator.WebSocket` connects without a request).
+pub async fn socket() -> ApiError {
+    ApiError::new(
+        StatusCode::UPGRADE_REQUIRED,
+        "websocket_unavailable",
+        "createEmulator's fetch cannot upgrade a request to a WebSocket: connect with emulator.WebSocket \
+         (in-process), or use a listening emulator (startEmulator() or npx docauto-emulator)",
+    )
+}
 
 struct Peer {
     frames: Option<UnboundedSender<Frame>>,
