@@ -21,9 +21,9 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { TestSigner } from "docauto/testing";
+import { bundle } from "./bundle.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const work = join(root, "target/docauto-js/cold-start");
@@ -144,21 +144,9 @@ ${code.replace(/ANSWER\((.*)\);$/m, "return new Response($1);")}
 async function bundleWorker(dir, name, source, app) {
   const entry = join(app, `${name}.entry.mjs`);
   writeFileSync(entry, source);
-  const res = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "neutral",
-    mainFields: ["module", "main"],
-    conditions: ["workerd", "worker", "browser"],
-    external: ["*.wasm"],
-    logLevel: "warning",
-    logOverride: { "empty-import-meta": "silent", "duplicate-object-key": "silent" },
-    target: "es2022",
-  });
+  const { code } = await bundle(entry, { conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"] });
   const out = join(dir, `${name}.mjs`);
-  writeFileSync(out, res.outputFiles[0].text);
+  writeFileSync(out, code);
   return out;
 }
 
