@@ -6,6 +6,8 @@
 // Runtime-neutral: the caller hands in the modules, the emulator and the receiver. Returns `{ passed, failed }`; `log`
 // gets one line a check.
 
+import { sendTone } from "../realtime/tone.mjs";
+
 const INVOICE = "ACME Corporation\nInvoice Number: INV-2041\nInvoice Date: 2026-03-14\nTotal Amount: 1,250.50 EUR\n";
 const SCHEMA = {
   type: "object",
@@ -263,13 +265,7 @@ export async function runSockets(mods, createEmulator, check, extra = {}) {
       t.addEventListener(k, (e) => events.push({ type: k, text: e.detail?.text, code: e.detail?.code }));
     }
     await t.start({ microphone: false });
-    // 3 s of a 300 Hz tone at 44.1 kHz (speech to the emulator's detector), then 2 s of silence
-    const rate = 44100;
-    for (let n = 0; n < rate * 5; n += 441) {
-      const block = new Float32Array(441);
-      if (n < rate * 3) for (let i = 0; i < 441; i++) block[i] = 0.3 * Math.sin((2 * Math.PI * 300 * (n + i)) / rate);
-      t.sendAudio(block, rate);
-    }
+    sendTone(t);
     await t.stop();
     const kinds = events.map((e) => e.type);
     check(

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { readWasmIn } from "../common.mjs";
+import { sendTone } from "./tone.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const [url] = process.argv.slice(2).filter((a) => a.startsWith("ws"));
@@ -30,12 +31,6 @@ for (const k of ["open", "partial", "final", "usage", "error", "close"]) {
   t.addEventListener(k, (e) => events.push({ type: k, code: e.detail?.code, text: e.detail?.text }));
 }
 await t.start({ microphone: false });
-// 3 s of a 300 Hz tone at 44.1 kHz (speech to the emulator's energy detector), then 2 s of silence.
-const rate = 44100;
-for (let n = 0; n < rate * 5; n += 441) {
-  const block = new Float32Array(441);
-  if (n < rate * 3) for (let i = 0; i < 441; i++) block[i] = 0.3 * Math.sin((2 * Math.PI * 300 * (n + i)) / rate);
-  t.sendAudio(block, rate);
-}
+sendTone(t);
 await t.stop();
 console.log(JSON.stringify({ usage: t.usage, state: t.state, events, injected: "WebSocket" in options }));
