@@ -78,8 +78,8 @@ async function startFleet({ binding, engines, jwks, ledger, refuseWrites }) {
       }
     },
     // The handler kills its own process: the delivery's connection drops.
-    deliverCrashing(i, body, signature) {
-      return this.deliver(i, body, signature);
+    async deliverCrashing(i, body, signature) {
+      return { status: await this.deliver(i, body, signature), crashedAt: Date.now() };
     },
     freeze: (i) => instances[i].child.kill("SIGSTOP"),
     thaw: (i) => instances[i].child.kill("SIGCONT"),

@@ -1,6 +1,6 @@
 // The handler every fleet instance runs (Node processes and Workers alike), its behaviour set by the event's data:
 // - `crashFirst`: the first handler of the event to start dies at once (its process SIGKILLs itself; a Worker
-//   hangs until its request is dropped), its claim taken and never released;
+//   hangs, and the test stops workerd, fleet-workers.mjs), its claim taken and never released;
 // - `failFirst`: the first handler of the event to start throws before doing anything;
 // - `ms`: it works that long (`msOn[index]` instead on the instance of that index);
 // - `failOn`: the instance of that index throws after working.

@@ -4,7 +4,8 @@
 // write to as their side effect (an HTTP server of this process), not the store under test.
 //
 // A fleet is `{ size, ttl, deliver(i, body, signature) -> status | "error", deliverCrashing(i, body, signature,
-// eventId) (a delivery whose handler crashes), freeze?(i), thaw?(i), refuseWrites?(on) }`; its instances run
+// eventId) -> { status, crashedAt } (a delivery whose handler crashes; crashedAt: Date.now() when the instance
+// died, no later than a third of the ttl after its claim), freeze?(i), thaw?(i), refuseWrites?(on) }`; its instances run
 // `verifier.handle(delivery, handler)` with the handler of `handler.mjs`, whose behaviour each event's `data` sets.
 import { createServer } from "node:http";
 
@@ -196,9 +197,8 @@ export async function runScenarios({ fleet, signer, ledger, only, log = console.
       const e = newEvent("crash", { crashFirst: true });
       const victim = fleet.size - 1;
       const { body, signature } = await signer.sign(e);
-      const first = await fleet.deliverCrashing(victim, body, signature, e.eventId);
+      const { status: first, crashedAt } = await fleet.deliverCrashing(victim, body, signature, e.eventId);
       if (first === 200) throw new Error("the crashing delivery answered 200");
-      const crashedAt = Date.now();
       const during = await send(0, e);
       if (during !== 409 && Date.now() - crashedAt < ttlMs * 0.5) {
         throw new Error(`a copy while the crashed instance's claim was live answered ${during}, not 409`);

@@ -25,7 +25,8 @@ export default {
     const handler = makeHandler({
       index: Number(env.INDEX),
       ledger: env.LEDGER,
-      // A Worker cannot kill its isolate: it hangs, and the test drops the request, which ends it with its timers.
+      // A Worker cannot kill its isolate: it hangs, and the test stops workerd (every isolate ends, as in a
+      // deploy), then starts it again over the persisted store.
       crash: () => new Promise(() => {}),
     });
     return verifier.handle(request, handler, { onError: () => {} });
