@@ -116,11 +116,19 @@ pub fn failed_before_sending(code: &str, message: &str) -> bool {
         return true;
     }
     // Deno: "error sending request for url (...): client error (Connect): tcp connect error: Connection refused";
-    // "dns error" for a name that does not resolve.
+    // "dns error" for a name that does not resolve. A port the Fetch standard blocks (9, 6000, ...) is refused
+    // before any connection: Node says "fetch failed (bad port)" (undici's cause, no code), Deno "Fetch failed:
+    // Requests to port 9 are blocked"; browsers say only "Failed to fetch", which stays unknown.
     let lower = message.to_ascii_lowercase();
-    ["client error (connect)", "tcp connect error", "dns error"]
-        .iter()
-        .any(|words| crate::text::contains(&lower, words))
+    [
+        "client error (connect)",
+        "tcp connect error",
+        "dns error",
+        "(bad port)",
+        "requests to port",
+    ]
+    .iter()
+    .any(|words| crate::text::contains(&lower, words))
 }
 
 /// Exponential backoff for the retry with index `retries_done` (0 for the first retry):

@@ -449,6 +449,9 @@ fn a_runtime_failure_counts_as_not_sent_only_when_it_proves_it() {
             "error sending request for url (http://127.0.0.1:1/v1/x): client error (Connect): tcp connect error: Connection refused (os error 111)",
         ),
         ("DOCAUTO_NOT_SENT", "Invalid URL"),
+        // A port the Fetch standard blocks ("bad port", e.g. 9 or 6000): refused before any connection.
+        ("", "fetch failed (bad port)"),
+        ("", "Fetch failed: Requests to port 9 are blocked"),
     ];
     for (code, message) in not_sent {
         assert!(

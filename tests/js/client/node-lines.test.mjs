@@ -96,6 +96,17 @@ for (const [what, outcome, onRequest, options] of FAILURES) {
   });
 }
 
+// Port 9 (discard) is a "bad port" of the Fetch standard: undici refuses it before opening any connection ("fetch
+// failed", cause "bad port", no code), so nothing can have been applied.
+test("when_the_port_is_one_fetch_blocks_a_write_is_resent_with_its_outcome_known", async () => {
+  const seen = recordingFetch();
+  const error = await createWebhook("http://127.0.0.1:9", seen);
+  const codes = `${process.version}: fetch failed with ${JSON.stringify(seen.codes)}`;
+  assert.ok(error instanceof sdk.APIConnectionError, `${error?.name}: ${error?.message} (${codes})`);
+  assert.equal(error.outcomeUnknown, false, `${error.message} (${codes})`);
+  assert.equal(seen.calls, 2, codes);
+});
+
 /**
  * Wraps `signal`'s `addEventListener`/`removeEventListener` to count the "abort" listeners on it at once (`max`)
  * and at the end (`live`); each listener is registered as itself, wrapped (no listener of the count's own).
