@@ -577,6 +577,8 @@ async fn approvals_are_listed_oldest_first() {
     )
     .unwrap();
     let h = start(&["--time-scale", "0.01", "--agents", dir.to_str().unwrap()]).await;
+    // The emulator read the folder as it started: nothing of the test stays in the temp dir.
+    let _ = std::fs::remove_dir_all(&dir);
     let r = start_run(&h, "agt_two_gates", json!({}), "").await;
     assert_eq!(r.body["waiting"]["approvals"], 2);
     let a = r.body["approvals"].as_array().unwrap();

@@ -20,6 +20,13 @@ struct Tls {
     hooks: Arc<Mutex<Vec<Vec<u8>>>>,
 }
 
+/// The server's CA file is the test's own: removed with it.
+impl Drop for Tls {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.ca_file);
+    }
+}
+
 /// A TLS server on 127.0.0.1 serving `/invoice.txt` and recording `POST /hook` bodies.
 async fn tls_server(name: &str) -> Tls {
     use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
@@ -201,6 +208,7 @@ async fn a_ca_file_without_certificates_is_a_start_error() {
     let p = std::env::temp_dir().join(format!("docauto-emu-{}-empty.pem", std::process::id()));
     std::fs::write(&p, "not a certificate\n").unwrap();
     let err = start_err(&["--ca-file", p.to_str().unwrap()]).await;
+    let _ = std::fs::remove_file(&p);
     assert_eq!(
         err,
         format!("--ca-file: {} holds no PEM certificate", p.display())
