@@ -2,9 +2,9 @@
 // (after the service committed) make exactly N runs, because every retry reuses the call's idempotency key.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, mkdtempSync } from "node:fs";
+import { readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { loadSdk, startEmulator, serveFiles, fetchSpy, rejectsWith, KEY } from "./harness.mjs";
 
 const sdk = await loadSdk();
@@ -18,6 +18,7 @@ before(async () => {
 after(async () => {
   await emu?.stop();
   await docs?.close();
+  rmSync(dirname(stateFile), { recursive: true, force: true });
 });
 
 /** Agent runs the emulator holds (read from its persisted state). */
