@@ -226,18 +226,7 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
     // The SDK crate is a cdylib already; the emulator crate is a plain library natively (its tests, its binary), so
     // its wasm build asks for the cdylib here.
     let (cargo_args, crate_file): (Vec<&str>, &str) = match entry.source {
-        Source::Docauto { features } => (
-            vec![
-                "build",
-                "-p",
-                "docauto",
-                "--lib",
-                "--no-default-features",
-                "--features",
-                features,
-            ],
-            "docauto.wasm",
-        ),
+        Source::Docauto { features } => (sdk_build_args(features).to_vec(), "docauto.wasm"),
         Source::Emulator => (
             vec![
                 "rustc",
@@ -334,15 +323,7 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
     ));
     // Built after the entry's own files: its glue is not re-exported, and the error snippet above is the entry's.
     if let Some(companion) = &entry.companion {
-        let args = [
-            "build",
-            "-p",
-            "docauto",
-            "--lib",
-            "--no-default-features",
-            "--features",
-            companion.features,
-        ];
+        let args = sdk_build_args(companion.features);
         let module = Module {
             label: companion.module,
             cargo_args: &args,
@@ -404,6 +385,19 @@ fn entry_module(
         [values, types].concat().join(", ")
     );
     Ok((js_line, dts_line))
+}
+
+/// `cargo build` of the SDK crate's library with these features alone (an entry's module, or its companion).
+fn sdk_build_args(features: &str) -> [&str; 7] {
+    [
+        "build",
+        "-p",
+        "docauto",
+        "--lib",
+        "--no-default-features",
+        "--features",
+        features,
+    ]
 }
 
 /// One wasm module to build: the crate and features (`cargo_args`), then wasm-bindgen's web glue named
