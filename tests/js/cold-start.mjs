@@ -21,9 +21,9 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { Miniflare } from "miniflare";
 import { TestSigner } from "docauto/testing";
 import { bundle } from "./bundle.mjs";
+import { workerdOnce } from "./workerd-once.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const work = join(root, "target/docauto-js/cold-start");
@@ -222,25 +222,9 @@ function cpuOf(pids) {
 }
 
 async function workerOnce(script, modulesRoot) {
-  const t0 = performance.now();
-  const mf = new Miniflare({
-    modules: true,
-    scriptPath: script,
-    modulesRoot,
-    compatibilityDate: "2025-09-01",
-    modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
-  });
-  try {
-    const res = await mf.dispatchFetch("http://localhost/");
-    const text = await res.text();
-    const wall = performance.now() - t0;
-    // workerd's CPU time up to its first answer (start, compile, script, the request): the process miniflare runs.
-    const cpu = cpuOf(childrenNamed("workerd"));
-    if (res.status !== 200 || text !== EXPECTED) throw new Error(`worker ${script} answered ${res.status}: ${text.slice(0, 300)}`);
-    return { wall, cpu };
-  } finally {
-    await mf.dispose();
-  }
+  // workerd's CPU time up to its first answer (start, compile, script, the request): the process miniflare runs.
+  const { ms, measured } = await workerdOnce(script, EXPECTED, { modulesRoot, whileUp: () => cpuOf(childrenNamed("workerd")) });
+  return { wall: ms, cpu: measured };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { Miniflare } from "miniflare";
+import { workerdOnce } from "./workerd-once.mjs";
 import { TestSigner } from "docauto/testing";
 import { bundle } from "./bundle.mjs";
 
@@ -107,26 +107,6 @@ console.log(JSON.stringify({ importMs: t1 - t0, firstMs: t2 - t1 }));
   return { importMs, firstMs, totalMs };
 }
 
-/** Starts miniflare on `script` and times start + first request (ms); checks the answer. */
-async function workerdOnce(script, expected) {
-  const t0 = performance.now();
-  const mf = new Miniflare({
-    modules: true,
-    scriptPath: script,
-    compatibilityDate: "2025-09-01",
-    modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
-  });
-  try {
-    const res = await mf.dispatchFetch("http://localhost/");
-    const text = await res.text();
-    const ms = performance.now() - t0;
-    if (res.status !== 200 || text !== expected) throw new Error(`worker answered ${res.status}: ${text.slice(0, 300)}`);
-    return ms;
-  } finally {
-    await mf.dispose();
-  }
-}
-
 /** The entry bundled for workerd (its "workerd" condition, its .wasm as a CompiledWasm module). */
 async function workerScript(entry, slug) {
   const dir = `${work}worker-${slug}/`;
@@ -194,8 +174,8 @@ async function main() {
     const wd = [];
     const base = [];
     for (let i = 0; i < WORKERD_RUNS; i++) {
-      base.push(await workerdOnce(baseline, expected));
-      wd.push(await workerdOnce(script, expected));
+      base.push((await workerdOnce(baseline, expected)).ms);
+      wd.push((await workerdOnce(script, expected)).ms);
     }
     if (z.gzip < entry.budgetKiB * 1024) pass++;
     else fail++;
