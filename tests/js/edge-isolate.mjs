@@ -5,9 +5,9 @@
 // bound set by the verifier's timeoutMs; a request that does not is reported as hanging.
 import { Miniflare } from "miniflare";
 import { createServer } from "node:http";
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { bundle } from "./bundle.mjs";
+import { writeWorker } from "./bundle.mjs";
 import { loadFixtures, report } from "./common.mjs";
 import { Checks, assert } from "./suite.mjs";
 
@@ -59,17 +59,9 @@ async function slowJwks() {
   return s;
 }
 
-mkdirSync(dir + "wasm", { recursive: true });
+mkdirSync(dir, { recursive: true });
 writeFileSync(dir + "entry.mjs", WORKER);
-const { code } = await bundle(dir + "entry.mjs", {
-  conditions: ["workerd", "worker", "browser"],
-  format: "esm",
-  external: ["*.wasm"],
-});
-writeFileSync(dir + "worker.mjs", code);
-for (const m of ["docauto-webhooks.wasm", "docauto-webhooks-p256.wasm"]) {
-  copyFileSync(fileURLToPath(new URL(`../../pkg/webhooks/wasm/${m}`, import.meta.url)), dir + "wasm/" + m);
-}
+await writeWorker(dir + "entry.mjs", dir);
 
 const caseNamed = (prefix) => {
   const c = fx.cases.find((x) => x.name.startsWith(prefix));
