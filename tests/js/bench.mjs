@@ -5,12 +5,12 @@
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from "jose";
 import { execFileSync } from "node:child_process";
 import { createHash, createPublicKey, hash as nodeHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { Miniflare } from "miniflare";
 import { WebhookVerifier } from "docauto/webhooks";
-import { bundle } from "./bundle.mjs";
+import { bundle, writeWorker } from "./bundle.mjs";
 import { serveStatic } from "../../www/static.mjs";
 import { launchChromium } from "./chromium.mjs";
 
@@ -137,17 +137,15 @@ function coldNode(input, specifier = "docauto/webhooks") {
 /** workerd: start + first request with the package vs the same without it (median of 3). */
 async function coldWorkerd(input) {
   const dir = root + "target/docauto-js/bench-worker/";
-  mkdirSync(dir + "wasm", { recursive: true });
+  mkdirSync(dir, { recursive: true });
   writeFileSync(dir + "with.mjs", `import { WebhookVerifier } from "docauto/webhooks";
 export default { async fetch(req, env) {
   const v = new WebhookVerifier({ jwks: JSON.parse(env.JWKS), now: ${NOW} });
   const e = await v.verify(env.BODY, env.TOKEN);
   return new Response(e.eventId);
 } };`);
+  await writeWorker(dir + "with.mjs", dir);
   writeFileSync(dir + "without.mjs", `export default { async fetch(req, env) { return new Response(env.BODY.slice(0, 4)); } };`);
-  const { code } = await bundle(dir + "with.mjs", { conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"] });
-  writeFileSync(dir + "with.bundle.mjs", code);
-  for (const m of ["docauto-webhooks.wasm", "docauto-webhooks-p256.wasm"]) copyFileSync(root + "pkg/webhooks/wasm/" + m, dir + "wasm/" + m);
   const once = async (script) => {
     const t0 = performance.now();
     const mf = new Miniflare({
@@ -166,7 +164,7 @@ export default { async fetch(req, env) {
   const without = [];
   for (let i = 0; i < 3; i++) {
     without.push(await once("without.mjs"));
-    withPkg.push(await once("with.bundle.mjs"));
+    withPkg.push(await once("worker.mjs"));
   }
   return { withMs: median(withPkg), withoutMs: median(without) };
 }
@@ -178,7 +176,7 @@ const isolateInput = ({ jwks, body, token }) => ({ jwks, body, token });
  * clocks stand still while a request computes. */
 async function isolateWorkerd(input) {
   const dir = root + "target/docauto-js/bench-isolate-worker/";
-  mkdirSync(dir + "wasm", { recursive: true });
+  mkdirSync(dir, { recursive: true });
   writeFileSync(dir + "entry.mjs", `import { runners, loop } from ${JSON.stringify(root + "tests/js/bench-isolate.mjs")};
 let r;
 export default { async fetch(req, env) {
@@ -187,9 +185,7 @@ export default { async fetch(req, env) {
   await loop(r[u.searchParams.get("impl")], Number(u.searchParams.get("n")));
   return new Response("ok");
 } };`);
-  const { code } = await bundle(dir + "entry.mjs", { conditions: ["workerd", "worker", "browser"], format: "esm", external: ["*.wasm"] });
-  writeFileSync(dir + "worker.mjs", code);
-  for (const m of ["docauto-webhooks.wasm", "docauto-webhooks-p256.wasm"]) copyFileSync(root + "pkg/webhooks/wasm/" + m, dir + "wasm/" + m);
+  await writeWorker(dir + "entry.mjs", dir);
   const mf = new Miniflare({
     modules: true, scriptPath: dir + "worker.mjs", compatibilityDate: "2025-09-01",
     modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
