@@ -3,16 +3,15 @@
 //
 // Run: `node tests/js/demo/runtimes.mjs` (needs pkg/ and target/debug/docauto-emulator). Prints `N passed, N failed`.
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Miniflare } from "miniflare";
-import * as esbuild from "esbuild";
 import { startEmulator, EMULATOR_KEY } from "../../../www/dev.mjs";
 import { diskAssets } from "../../../www/node-serve.mjs";
 import { ROOT } from "../client/harness.mjs";
 import { Checks, assert } from "../suite.mjs";
 import { report } from "../common.mjs";
+import { writeWorker } from "../bundle.mjs";
 
 const t = new Checks(console.log);
 const children = new Set();
@@ -98,14 +97,7 @@ async function inProcess(runtime, command, args, env) {
 
 async function workerd(env) {
   const dir = join(ROOT, "target", "docauto-js", "demo-workerd");
-  mkdirSync(join(dir, "wasm"), { recursive: true });
-  await esbuild.build({
-    entryPoints: [join(ROOT, "www", "backend.mjs")], bundle: true, format: "esm", outfile: join(dir, "worker.mjs"),
-    conditions: ["workerd", "worker", "browser"], external: ["*.wasm"], logLevel: "error",
-  });
-  for (const module of [["wasm", "docauto-client.wasm"], ["webhooks", "wasm", "docauto-webhooks.wasm"], ["webhooks", "wasm", "docauto-webhooks-p256.wasm"]]) {
-    copyFileSync(join(ROOT, "pkg", ...module), join(dir, "wasm", module.at(-1)));
-  }
+  await writeWorker(join(ROOT, "www", "backend.mjs"), dir + "/");
   const assets = diskAssets({ "/pkg/": join(ROOT, "pkg"), "/": join(ROOT, "www", "public") });
   const mf = new Miniflare({
     modules: true, scriptPath: join(dir, "worker.mjs"), compatibilityDate: "2025-09-01",
