@@ -10,7 +10,7 @@ import { report } from "../common.mjs";
 import { startRedis, startPostgres, startUpstashStandIn } from "./engines.mjs";
 import { UPSTASH_TOKEN, makeBinding } from "./bindings.mjs";
 import { runStoreContract } from "./contract.mjs";
-import { startLedger, runScenarios } from "./scenarios.mjs";
+import { startLedger, runScenarios, isDuplicate } from "./scenarios.mjs";
 
 /** The contract of a binding's store, against its engine. */
 async function runContract(binding, engines) {
@@ -72,14 +72,14 @@ async function startFleet({ binding, engines, jwks, ledger, refuseWrites }) {
         });
         const text = await res.text();
         if (process.env.DEDUPE_DEBUG) console.log(`deliver ${i}: ${res.status} ${text}`);
-        return res.status;
+        return { status: res.status, duplicate: isDuplicate(text) };
       } catch {
-        return "error";
+        return { status: "error", duplicate: false };
       }
     },
     // The handler kills its own process: the delivery's connection drops.
     async deliverCrashing(i, body, signature) {
-      return { status: await this.deliver(i, body, signature), crashedAt: Date.now() };
+      return { status: (await this.deliver(i, body, signature)).status, crashedAt: Date.now() };
     },
     freeze: (i) => instances[i].child.kill("SIGSTOP"),
     thaw: (i) => instances[i].child.kill("SIGCONT"),

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { TestSigner } from "docauto/testing";
 import { writeWorker } from "../bundle.mjs";
 import { report } from "../common.mjs";
-import { startLedger, runScenarios } from "./scenarios.mjs";
+import { startLedger, runScenarios, isDuplicate } from "./scenarios.mjs";
 
 const TTL = 4;
 const SIZE = 8;
@@ -57,10 +57,9 @@ for (const store of ["d1", "durable-object"]) {
           const res = await (await worker(i)).fetch("http://fleet/hooks", {
             method: "POST", headers: { "x-svc-signature": signature }, body, signal: AbortSignal.timeout(60_000),
           });
-          await res.arrayBuffer();
-          return res.status;
+          return { status: res.status, duplicate: isDuplicate(await res.text()) };
         } catch {
-          return "error";
+          return { status: "error", duplicate: false };
         }
       },
       // The handler hangs once it started (its claim taken, not yet renewed: that comes a third of the ttl later);
@@ -71,7 +70,7 @@ for (const store of ["d1", "durable-object"]) {
         await ledger.until(() => ledger.started(eventId).length > 0, 30_000, `${eventId} to start`);
         const crashedAt = Date.now();
         await mf.dispose();
-        const status = await delivery;
+        const { status } = await delivery;
         mf = new Miniflare(options);
         up = mf.ready;
         return { status, crashedAt };
