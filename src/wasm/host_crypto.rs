@@ -29,7 +29,6 @@
 //! it was handed over, with the body kept in JS (never copied into wasm memory); by sha2 in wasm elsewhere.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -38,6 +37,22 @@ use wasm_bindgen_futures::JsFuture;
 use super::platform::{self, Subtle};
 use crate::webhook::jwk::PublicKey;
 use crate::webhook::jws::CompactJws;
+
+#[wasm_bindgen(module = "/src/wasm/host_crypto.js")]
+extern "C" {
+    /// Starts importing a JWK as a verification key: the entry `verify_with` takes (host_crypto.js).
+    #[wasm_bindgen(catch, js_name = importKey)]
+    fn import_key(subtle: &Subtle, jwk: &JsValue, params: &JsValue) -> Result<JsValue, JsValue>;
+    /// WebCrypto's verdict under an entry of `import_key`, once its import has finished (host_crypto.js).
+    #[wasm_bindgen(catch, js_name = verifyWith)]
+    fn verify_with(
+        subtle: &Subtle,
+        params: &JsValue,
+        entry: &JsValue,
+        signature: &[u8],
+        data: &[u8],
+    ) -> Result<js_sys::Promise, JsValue>;
+}
 
 #[wasm_bindgen]
 extern "C" {
@@ -161,8 +176,8 @@ pub enum Call {
 pub struct HostCrypto {
     node: Option<Handed>,
     subtle: Option<Subtle>,
-    node_keys: RefCell<HashMap<String, JsValue>>,
-    crypto_keys: RefCell<HashMap<String, JsValue>>,
+    node_keys: KidMap,
+    crypto_keys: KidMap,
     sha256: JsValue,
     buffer: JsValue,
     verify_params: JsValue,
@@ -175,8 +190,8 @@ impl HostCrypto {
         Self {
             node: NODE_CRYPTO.with(|n| n.borrow().clone()),
             subtle: platform::subtle(),
-            node_keys: RefCell::new(HashMap::new()),
-            crypto_keys: RefCell::new(HashMap::new()),
+            node_keys: KidMap::default(),
+            crypto_keys: KidMap::default(),
             sha256: JsValue::from_str("sha256"),
             buffer: JsValue::from_str("buffer"),
             verify_params: platform::object(&[
@@ -221,13 +236,14 @@ impl HostCrypto {
         token: &CompactJws<'_>,
     ) -> Option<bool> {
         match self.host(call) {
-            Host::WebCrypto(subtle) => self.webcrypto_answer(subtle, key, token).await,
+            Host::WebCrypto(_) => self.webcrypto_answer(key, token).await,
             _ => self.answer_now(call, key, token),
         }
     }
 
-    /// WebCrypto's pending answer, when WebCrypto answers calls of this kind and the kid's `CryptoKey` is already
-    /// imported (so nothing else needs waiting for); `None` otherwise.
+    /// WebCrypto's pending answer, when WebCrypto answers calls of this kind: chained on the kid's key import when
+    /// it is still running (started here at the key's first use), so the first `verify` of a held key needs no
+    /// Rust future. `None` when another host answers, or when WebCrypto threw (p256 checks instead).
     pub fn pending_answer(
         &self,
         call: Call,
@@ -237,15 +253,27 @@ impl HostCrypto {
         let Host::WebCrypto(subtle) = self.host(call) else {
             return None;
         };
-        let crypto_key = self.crypto_keys.borrow().get(key.kid()).cloned()?;
-        subtle
-            .verify(
-                &self.verify_params,
-                &crypto_key,
-                &token.signature_bytes(),
-                token.signing_input(),
-            )
-            .ok()
+        let entry = self.crypto_key(subtle, key)?;
+        verify_with(
+            subtle,
+            &self.verify_params,
+            &entry,
+            &token.signature_bytes(),
+            token.signing_input(),
+        )
+        .ok()
+    }
+
+    /// The kid's key entry (`host_crypto.js`), its import started at its first use and kept until the key set
+    /// changes. An import that fails is kept too: each check under it answers `None` and p256 checks instead.
+    fn crypto_key(&self, subtle: &Subtle, key: &PublicKey) -> Option<JsValue> {
+        if let Some(entry) = self.crypto_keys.get(key.kid()) {
+            return Some(entry);
+        }
+        let jwk = super::interop::json_to_js(&key.to_jwk());
+        let entry = import_key(subtle, &jwk, &self.import_params).ok()?;
+        self.crypto_keys.insert(key.kid(), entry.clone());
+        Some(entry)
     }
 
     /// p256's answer, from the P-256 module: asked when no host answered (there is none for this call, or it threw).
@@ -280,8 +308,8 @@ impl HostCrypto {
 
     /// Forgets the per-kid keys (the key set changed: a kid may now name another key).
     pub fn clear(&self) {
-        self.node_keys.borrow_mut().clear();
-        self.crypto_keys.borrow_mut().clear();
+        self.node_keys.clear();
+        self.crypto_keys.clear();
     }
 
     fn node_answer(
@@ -290,7 +318,7 @@ impl HostCrypto {
         key: &PublicKey,
         token: &CompactJws<'_>,
     ) -> Option<bool> {
-        let cached = self.node_keys.borrow().get(key.kid()).cloned();
+        let cached = self.node_keys.get(key.kid());
         let options = match cached {
             Some(options) => options,
             None => {
@@ -299,9 +327,7 @@ impl HostCrypto {
                 let key_object = node.create_public_key(&spec).ok()?;
                 let options =
                     platform::object(&[("key", key_object), ("dsaEncoding", "ieee-p1363".into())]);
-                self.node_keys
-                    .borrow_mut()
-                    .insert(key.kid().to_owned(), options.clone());
+                self.node_keys.insert(key.kid(), options.clone());
                 options
             }
         };
@@ -315,37 +341,37 @@ impl HostCrypto {
         .as_bool()
     }
 
-    async fn webcrypto_answer(
-        &self,
-        subtle: &Subtle,
-        key: &PublicKey,
-        token: &CompactJws<'_>,
-    ) -> Option<bool> {
-        let cached = self.crypto_keys.borrow().get(key.kid()).cloned();
-        let crypto_key = match cached {
-            Some(crypto_key) => crypto_key,
-            None => {
-                let jwk = super::interop::json_to_js(&key.to_jwk());
-                let usages = js_sys::Array::of1(&"verify".into());
-                let imported = subtle
-                    .import_key("jwk", &jwk, &self.import_params, false, &usages)
-                    .ok()?;
-                let crypto_key = JsFuture::from(imported).await.ok()?;
-                self.crypto_keys
-                    .borrow_mut()
-                    .insert(key.kid().to_owned(), crypto_key.clone());
-                crypto_key
-            }
-        };
-        let verdict = subtle
-            .verify(
-                &self.verify_params,
-                &crypto_key,
-                &token.signature_bytes(),
-                token.signing_input(),
-            )
-            .ok()?;
+    async fn webcrypto_answer(&self, key: &PublicKey, token: &CompactJws<'_>) -> Option<bool> {
+        let verdict = self.pending_answer(Call::Async, key, token)?;
         JsFuture::from(verdict).await.ok()?.as_bool()
+    }
+}
+
+/// A host's per-kid values (a `CryptoKey` entry, `node:crypto`'s verify options). A key set holds a handful of keys and
+/// only a key it holds gets an entry (the map is cleared when the set changes), so a scan beats hashing the kid, and
+/// no hash table is compiled on a cold start's first verification.
+#[derive(Default)]
+struct KidMap(RefCell<Vec<(String, JsValue)>>);
+
+impl KidMap {
+    fn get(&self, kid: &str) -> Option<JsValue> {
+        let entries = self.0.borrow();
+        entries
+            .iter()
+            .find(|(k, _)| k == kid)
+            .map(|(_, v)| v.clone())
+    }
+
+    fn insert(&self, kid: &str, value: JsValue) {
+        let mut entries = self.0.borrow_mut();
+        match entries.iter_mut().find(|(k, _)| k == kid) {
+            Some(entry) => entry.1 = value,
+            None => entries.push((kid.to_owned(), value)),
+        }
+    }
+
+    fn clear(&self) {
+        self.0.borrow_mut().clear();
     }
 }
 

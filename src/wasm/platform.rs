@@ -53,15 +53,6 @@ extern "C" {
         signature: &[u8],
         data: &[u8],
     ) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(catch, method, js_name = importKey)]
-    pub fn import_key(
-        this: &Subtle,
-        format: &str,
-        key: &JsValue,
-        algorithm: &JsValue,
-        extractable: bool,
-        usages: &JsValue,
-    ) -> Result<Promise, JsValue>;
 
     /// A Fetch API `Headers` (or anything with `get(name)`). Its answer is taken as a JS value and read only when it
     /// is a string: wasm-bindgen's string return would copy whatever `length` a hostile object claims.

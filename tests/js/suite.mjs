@@ -139,6 +139,56 @@ export async function runSuite(docauto, fx, log = console.log) {
     await rejectsWith(v2.verify(fx.goodBody, fx.goodToken), "expired");
   });
 
+  // A fresh verifier's first `verify` of a key starts its WebCrypto import and chains the check on it; deliveries that
+  // arrive meanwhile chain on the same import, each with its own copy of its token's bytes (the views of wasm memory
+  // they were handed are reused by the next call).
+  const pick = (prefix) => fx.cases.find((x) => x.name.startsWith(prefix));
+  const firstDeliveries = [
+    ...fx.cases.filter((x) => x.expect.ok && x.name.startsWith("valid ")),
+    pick("wrong key under a known kid is invalid_signature"),
+    pick("tampered body is body_mismatch"),
+    pick("second key of the set is used by kid"),
+  ];
+  const eachItsOwnVerdict = (order, settled) => settled.forEach((s, i) => {
+    const c = order[i];
+    if (c.expect.ok) {
+      assert(s.status === "fulfilled", `${c.name}: rejected ${s.reason?.code}`);
+      checkEnvelope(s.value, c.expect.envelope);
+    } else {
+      assert(s.status === "rejected" && s.reason.code === c.expect.code, `${c.name}: ${s.status} ${s.reason?.code}`);
+    }
+  });
+
+  await t.run("a fresh verifier's first deliveries at once (its keys still importing) each get their own verdict", async () => {
+    for (const order of [firstDeliveries, [...firstDeliveries].reverse()]) {
+      const fresh = new WebhookVerifier({ ...base, dedupe: false });
+      eachItsOwnVerdict(order, await Promise.allSettled(order.map((c) => fresh.verify(c.body, c.header))));
+    }
+  });
+
+  await t.run("a key WebCrypto refuses to import: p256 checks instead, at every delivery", async () => {
+    const subtle = globalThis.crypto?.subtle;
+    // Node's entry hands node:crypto over, which answers instead of WebCrypto (src/wasm/host_crypto.rs).
+    const nodeHost = globalThis.process?.release?.name === "node" && !globalThis.Deno && !globalThis.Bun
+      && typeof globalThis.EdgeRuntime === "undefined";
+    let refused = 0;
+    if (subtle) {
+      Object.defineProperty(subtle, "importKey", {
+        configurable: true, writable: true,
+        value: () => (refused++, Promise.reject(new DOMException("refused", "NotSupportedError"))),
+      });
+    }
+    try {
+      const fresh = new WebhookVerifier({ ...base, dedupe: false });
+      eachItsOwnVerdict(firstDeliveries, await Promise.allSettled(firstDeliveries.map((c) => fresh.verify(c.body, c.header))));
+      for (const c of firstDeliveries) eachItsOwnVerdict([c], await Promise.allSettled([fresh.verify(c.body, c.header)]));
+      assert(nodeHost || refused > 0, "WebCrypto's importKey was never asked");
+    } finally {
+      if (subtle) delete subtle.importKey;
+    }
+    assert(!subtle || typeof subtle.importKey === "function", "importKey not restored");
+  });
+
   await t.run("clockToleranceSeconds 0 rejects a token 3 s past exp", async () => {
     const c = fx.cases.find((x) => x.name.startsWith("exp within the 5 s tolerance"));
     const v2 = new WebhookVerifier({ ...base, clockToleranceSeconds: 0 });

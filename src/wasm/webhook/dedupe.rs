@@ -187,6 +187,16 @@ impl VerifierState {
         event_id: &str,
         now: f64,
     ) -> Result<Option<Claim>, JsValue> {
+        if matches!(self.dedupe, Dedupe::Off) {
+            return Ok(None);
+        }
+        self.claim_sync(event_id, now)
+    }
+
+    /// The claim of `is_duplicate_sync` with dedupe on: its own function, so that a verifier without dedupe neither
+    /// makes a claim token per delivery nor compiles this on its first verification.
+    #[inline(never)]
+    fn claim_sync(&self, event_id: &str, now: f64) -> Result<Option<Claim>, JsValue> {
         let token = new_token();
         let sent_at = platform::now_seconds();
         let claim = match &self.dedupe {

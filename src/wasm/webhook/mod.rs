@@ -194,9 +194,10 @@ impl WebhookVerifier {
             Ok(token) => token,
             Err(e) => return Promise::reject(&interop::webhook_error(e)),
         };
-        // WebCrypto answering for a key already imported: asked first, so that it checks the signature (on another
-        // thread in a browser) while the body is copied and hashed here; its Promise is then continued with the
-        // core's checks, without a Rust future. The verdicts are still taken in the core's order.
+        // WebCrypto answering for a key the verifier holds (its import started at its first use, so the first
+        // delivery takes this path too): asked first, so that it checks the signature (on another thread in a
+        // browser) while the body is copied and hashed here; its Promise is then continued with the core's checks,
+        // without a Rust future. The verdicts are still taken in the core's order.
         if let Some((key, verdict)) = self.inner.pending_answer(&token) {
             let body = match self.inner.bounded_body(&raw_body) {
                 Ok(body) => body,
@@ -462,7 +463,8 @@ impl VerifierState {
     }
 
     /// The key and WebCrypto's pending answer for `verify`, when nothing else needs waiting for: no fetch running or
-    /// due, the key's `CryptoKey` imported, dedupe not an async store. `None`: take the async path.
+    /// due, the key held (its `CryptoKey` imported or importing), dedupe not an async store. `None`: take the async
+    /// path.
     fn pending_answer(&self, token: &CompactJws<'_>) -> Option<(PublicKey, Promise)> {
         if matches!(self.dedupe, Dedupe::Store(..)) || self.flight.borrow().is_some() {
             return None;
