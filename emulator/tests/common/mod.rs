@@ -19,15 +19,43 @@ use std::time::Duration;
 pub const KEY: &str = "sk_test_docauto";
 
 /// A fresh `--state` path for a test (`docauto-emu-<suite>-<pid>-<name>.json` in the temp folder), with no snapshot
-/// or journal left there by an earlier run.
-pub fn state_file(suite: &str, name: &str) -> std::path::PathBuf {
-    let p = std::env::temp_dir().join(format!(
+/// or journal left there by an earlier run; both are removed again when the test ends (the value is dropped).
+pub fn state_file(suite: &str, name: &str) -> StateFile {
+    let p = StateFile(std::env::temp_dir().join(format!(
         "docauto-emu-{suite}-{}-{name}.json",
         std::process::id()
-    ));
-    let _ = std::fs::remove_file(&p);
-    let _ = std::fs::remove_file(docauto_emulator::store::journal_path(&p));
+    )));
+    p.remove();
     p
+}
+
+/// A test's `--state` path ([`state_file`]); its snapshot and journal are removed on drop.
+pub struct StateFile(std::path::PathBuf);
+
+impl StateFile {
+    fn remove(&self) {
+        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(docauto_emulator::store::journal_path(&self.0));
+    }
+}
+
+impl std::ops::Deref for StateFile {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for StateFile {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for StateFile {
+    fn drop(&mut self) {
+        self.remove();
+    }
 }
 
 /// The npm command under test, when the wasm build is.

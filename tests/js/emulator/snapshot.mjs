@@ -1,7 +1,7 @@
 // One state format for both builds: the native binary's `--state` file (snapshot plus journal) starts
 // `createEmulator({ snapshot })` and `npx docauto-emulator --state`, and what the wasm build's `snapshot()` returns
 // starts the native binary. The objects and the signing key (`kid`) survive each crossing.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,5 +58,6 @@ check(
   (await endpoint(fetch, native3.url, fromBin)) === 200 && (await endpoint(fetch, native3.url, journaled)) === 200,
 );
 await native3.stop();
+rmSync(dir, { recursive: true, force: true });
 
 report("docauto/emulator: one state format for both builds", tally);

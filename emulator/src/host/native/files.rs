@@ -305,5 +305,8 @@ mod tests {
         assert!(!back.endpoints.contains_key("whe_a"), "a removal replays");
         assert_eq!(back.endpoints["whe_b"].url, "https://b.example/hook");
         assert_eq!(back.journal_lsn, st.journal_lsn);
+        drop(j);
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(journal_path(&path));
     }
 }
