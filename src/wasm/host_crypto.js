@@ -27,3 +27,16 @@ export function verifyWith(subtle, params, entry, signature, data) {
   const dataCopy = data.slice();
   return entry.pending.then((key) => subtle.verify(params, key, signatureCopy, dataCopy));
 }
+
+/**
+ * `verifyWith`, and WebCrypto's SHA-256 of `body` beside it: `[verdict, digest]`, where either is `undefined` when
+ * its call failed (the core then takes p256's verdict, or hashes the body itself). Asked for a key's first
+ * delivery only, whose import is running anyway: later deliveries hash in wasm, where a body this size is cheaper,
+ * but the first would compile SHA-256's code for that one call (issue 31). `body` is a view of wasm memory, copied
+ * here before anything waits.
+ */
+export function verifyAndDigest(subtle, params, entry, signature, data, body) {
+  const verdict = verifyWith(subtle, params, entry, signature, data).catch(() => undefined);
+  const digest = subtle.digest("SHA-256", body.slice()).then((d) => new Uint8Array(d), () => undefined);
+  return Promise.all([verdict, digest]);
+}

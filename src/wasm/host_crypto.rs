@@ -52,6 +52,16 @@ extern "C" {
         signature: &[u8],
         data: &[u8],
     ) -> Result<js_sys::Promise, JsValue>;
+    /// `verify_with`, and WebCrypto's SHA-256 of `body` beside it: `[verdict, digest]` (host_crypto.js).
+    #[wasm_bindgen(catch, js_name = verifyAndDigest)]
+    fn verify_and_digest(
+        subtle: &Subtle,
+        params: &JsValue,
+        entry: &JsValue,
+        signature: &[u8],
+        data: &[u8],
+        body: &[u8],
+    ) -> Result<js_sys::Promise, JsValue>;
 }
 
 #[wasm_bindgen]
@@ -172,6 +182,47 @@ pub enum Call {
     Sync,
 }
 
+/// WebCrypto's pending answer ([`HostCrypto::pending_answer`]).
+pub enum PendingAnswer {
+    /// Resolves to the verdict (or rejects).
+    Verdict(js_sys::Promise),
+    /// Resolves to `[verdict, digest]`, either `undefined` when its call failed; never rejects.
+    Digesting(js_sys::Promise),
+}
+
+impl PendingAnswer {
+    /// Whether the body's digest comes with the answer (so it is not hashed in wasm meanwhile).
+    pub fn digests(&self) -> bool {
+        matches!(self, Self::Digesting(_))
+    }
+
+    pub fn promise(&self) -> &js_sys::Promise {
+        match self {
+            Self::Verdict(p) | Self::Digesting(p) => p,
+        }
+    }
+}
+
+/// What a [`PendingAnswer`]'s Promise settled with: the verdict (`None`: it failed, and p256 checks instead) and
+/// the body's SHA-256 when WebCrypto computed it.
+pub fn settled(value: &JsValue) -> (Option<bool>, Option<[u8; 32]>) {
+    if !js_sys::Array::is_array(value) {
+        return (value.as_bool(), None);
+    }
+    let pair: &js_sys::Array = value.unchecked_ref();
+    let digest = pair
+        .get(1)
+        .dyn_into::<js_sys::Uint8Array>()
+        .ok()
+        .filter(|d| d.length() == 32)
+        .map(|d| {
+            let mut out = [0u8; 32];
+            d.copy_to(&mut out);
+            out
+        });
+    (pair.get(0).as_bool(), digest)
+}
+
 /// The signature hosts of one verifier and their per-kid keys (cleared when the key set changes).
 pub struct HostCrypto {
     node: Option<Handed>,
@@ -244,36 +295,56 @@ impl HostCrypto {
     /// WebCrypto's pending answer, when WebCrypto answers calls of this kind: chained on the kid's key import when
     /// it is still running (started here at the key's first use), so the first `verify` of a held key needs no
     /// Rust future. `None` when another host answers, or when WebCrypto threw (p256 checks instead).
+    ///
+    /// `body` (in wasm memory) is hashed by WebCrypto too when this call starts the key's import: a verifier's
+    /// first delivery then never runs sha2 in wasm, whose code V8 would compile for that one call (issue 31). The
+    /// Promise then resolves to `[verdict, digest]` ([`PendingAnswer::Digesting`]); read it with [`settled`].
     pub fn pending_answer(
         &self,
         call: Call,
         key: &PublicKey,
         token: &CompactJws<'_>,
-    ) -> Option<js_sys::Promise> {
+        body: Option<&[u8]>,
+    ) -> Option<PendingAnswer> {
         let Host::WebCrypto(subtle) = self.host(call) else {
             return None;
         };
-        let entry = self.crypto_key(subtle, key)?;
-        verify_with(
-            subtle,
-            &self.verify_params,
-            &entry,
-            &token.signature_bytes(),
-            token.signing_input(),
-        )
-        .ok()
+        let (entry, started) = self.crypto_key(subtle, key)?;
+        let signature = token.signature_bytes();
+        match body {
+            Some(body) if started => verify_and_digest(
+                subtle,
+                &self.verify_params,
+                &entry,
+                &signature,
+                token.signing_input(),
+                body,
+            )
+            .ok()
+            .map(PendingAnswer::Digesting),
+            _ => verify_with(
+                subtle,
+                &self.verify_params,
+                &entry,
+                &signature,
+                token.signing_input(),
+            )
+            .ok()
+            .map(PendingAnswer::Verdict),
+        }
     }
 
     /// The kid's key entry (`host_crypto.js`), its import started at its first use and kept until the key set
-    /// changes. An import that fails is kept too: each check under it answers `None` and p256 checks instead.
-    fn crypto_key(&self, subtle: &Subtle, key: &PublicKey) -> Option<JsValue> {
+    /// changes, and whether this call started it. An import that fails is kept too: each check under it answers
+    /// `None` and p256 checks instead.
+    fn crypto_key(&self, subtle: &Subtle, key: &PublicKey) -> Option<(JsValue, bool)> {
         if let Some(entry) = self.crypto_keys.get(key.kid()) {
-            return Some(entry);
+            return Some((entry, false));
         }
         let jwk = super::interop::json_to_js(&key.to_jwk());
         let entry = import_key(subtle, &jwk, &self.import_params).ok()?;
         self.crypto_keys.insert(key.kid(), entry.clone());
-        Some(entry)
+        Some((entry, true))
     }
 
     /// p256's answer, from the P-256 module: asked when no host answered (there is none for this call, or it threw).
@@ -342,8 +413,11 @@ impl HostCrypto {
     }
 
     async fn webcrypto_answer(&self, key: &PublicKey, token: &CompactJws<'_>) -> Option<bool> {
-        let verdict = self.pending_answer(Call::Async, key, token)?;
-        JsFuture::from(verdict).await.ok()?.as_bool()
+        let verdict = self.pending_answer(Call::Async, key, token, None)?;
+        JsFuture::from(verdict.promise().clone())
+            .await
+            .ok()?
+            .as_bool()
     }
 }
 

@@ -2,6 +2,8 @@
 // (`npm pack pkg/`) and installed from its tarball into a fresh app, with jose beside it; then, in interleaved rounds:
 // - workerd (miniflare): each side is a Worker bundled by esbuild (`--conditions=workerd,worker,browser`), the `.wasm`
 //   a `CompiledWasm` module; one start is `new Miniflare` to the first answer of its first request;
+// - workerd (`workerd serve`): the same Workers in workerd alone, without miniflare's Node process and loopback proxy
+//   (a config naming the script and its `.wasm` modules); one start is the spawn to the first answer;
 // - Deno, Bun and Node: each side is a fresh process that imports, verifies one delivery, prints and exits; one start
 //   is the spawn to its printed answer.
 // Every side's time is taken minus a bare Worker or script (which only answers) started in the same round: that
@@ -11,7 +13,7 @@
 // variants in the same round: the module compiled alone (compile), the entry imported without verifying (import +
 // instantiation), the whole (first `verify`).
 //
-//   node tests/js/cold-start.mjs [--rounds N] [--runtimes workerd,deno,bun,node] [--pkg DIR] [--baseline DIR]
+//   node tests/js/cold-start.mjs [--rounds N] [--runtimes workerd,workerd-serve,deno,bun,node] [--pkg DIR] [--baseline DIR]
 //
 // `--baseline DIR` packs a second build (a pkg/ folder of another commit) and starts it in the same rounds, for a
 // before/after comparison from one run. Prints a markdown report after the line `<!-- table -->`.
@@ -23,7 +25,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { TestSigner } from "docauto/testing";
 import { bundle } from "./bundle.mjs";
-import { workerdOnce } from "./workerd-once.mjs";
+import { workerdOnce, workerdServeOnce } from "./workerd-once.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const work = join(root, "target/docauto-js/cold-start");
@@ -37,12 +39,12 @@ const flag = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const ROUNDS = Number(flag("--rounds", "11"));
-const RUNTIMES = flag("--runtimes", "workerd,deno,bun,node").split(",");
+const RUNTIMES = flag("--runtimes", "workerd,workerd-serve,deno,bun,node").split(",");
 const PKG = resolve(flag("--pkg", join(root, "pkg")));
 const BASELINE = flag("--baseline", null);
 /** Targets of issue 31: our penalty over a bare start, over jose's. */
-const TARGETS = { workerd: [1.0, 0.6], deno: [1.0, 0.6], bun: [1.0, 0.6], node: [0.8, null] };
-const LABELS = { workerd: "workerd (miniflare)", deno: "Deno", bun: "Bun", node: "Node" };
+const TARGETS = { workerd: [1.0, 0.6], "workerd-serve": [1.0, 0.6], deno: [1.0, 0.6], bun: [1.0, 0.6], node: [0.8, null] };
+const LABELS = { workerd: "workerd (miniflare)", "workerd-serve": "workerd (`workerd serve`)", deno: "Deno", bun: "Bun", node: "Node" };
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -230,32 +232,44 @@ async function workerOnce(script, modulesRoot) {
 // ---------------------------------------------------------------------------------------------------------------
 // The starts of one runtime: name -> () => Promise<ms>.
 
+/** The Workers of one side, bundled once for both ways of starting workerd: `{ dir, files, wasm }`. */
+const workerSets = new Map();
+async function workerFiles(side, app, input, bare) {
+  if (workerSets.has(app)) return workerSets.get(app);
+  const dir = join(app, "worker");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, "wasm"), { recursive: true });
+  const modules = moduleOf(app);
+  for (const m of modules) copyFileSync(m, join(dir, "wasm", m.split("/").pop()));
+  const wasm = modules.map((m) => `wasm/${m.split("/").pop()}`);
+  const s = verifierScripts(input, "workerd");
+  const compile = `${wasm.map((w, i) => `import m${i} from "./${w}";`).join("\n")}
+globalThis.__modules = [${modules.map((_, i) => `m${i}`).join(", ")}];
+ANSWER(${JSON.stringify(EXPECTED)});`;
+  writeFileSync(join(dir, "compile.mjs"), workerScript(compile));
+  const files = { compile: join(dir, "compile.mjs") };
+  for (const name of ["imported", "verify"]) files[name] = await bundleWorker(dir, name, workerScript(s[name]), app);
+  if (side === "docauto") {
+    files.jose = await bundleWorker(dir, "jose", workerScript(s.jose), app);
+    writeFileSync(join(dir, "bare.mjs"), workerScript(bare));
+    files.bare = join(dir, "bare.mjs");
+  }
+  const set = { dir, files, wasm };
+  workerSets.set(app, set);
+  return set;
+}
+
 async function startsOf(runtime, apps, input) {
   const starts = {};
   const bare = `ANSWER(${JSON.stringify(EXPECTED)});`;
-  if (runtime === "workerd") {
+  if (runtime === "workerd" || runtime === "workerd-serve") {
     for (const [side, app] of Object.entries(apps)) {
-      const dir = join(app, "worker");
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(join(dir, "wasm"), { recursive: true });
-      const modules = moduleOf(app);
-      for (const m of modules) copyFileSync(m, join(dir, "wasm", m.split("/").pop()));
-      const s = verifierScripts(input, runtime);
-      const compile = `${modules.map((m, i) => `import m${i} from "./wasm/${m.split("/").pop()}";`).join("\n")}
-globalThis.__modules = [${modules.map((_, i) => `m${i}`).join(", ")}];
-ANSWER(${JSON.stringify(EXPECTED)});`;
-      const scripts = { compile: workerScript(compile), imported: workerScript(s.imported), verify: workerScript(s.verify) };
-      for (const [name, source] of Object.entries(scripts)) {
-        const file = name === "compile"
-          ? (writeFileSync(join(dir, "compile.mjs"), source), join(dir, "compile.mjs"))
-          : await bundleWorker(dir, name, source, app);
-        starts[`${side}:${name}`] = () => workerOnce(file, dir);
-      }
-      if (side === "docauto") {
-        const jose = await bundleWorker(dir, "jose", workerScript(s.jose), app);
-        starts.jose = () => workerOnce(jose, dir);
-        writeFileSync(join(dir, "bare.mjs"), workerScript(bare));
-        starts.bare = () => workerOnce(join(dir, "bare.mjs"), dir);
+      const { dir, files, wasm } = await workerFiles(side, app, input, bare);
+      for (const [name, file] of Object.entries(files)) {
+        const key = name === "jose" || name === "bare" ? name : `${side}:${name}`;
+        starts[key] = runtime === "workerd"
+          ? () => workerOnce(file, dir)
+          : () => workerdServeOnce(dir, file.split("/").pop(), key.includes(":") ? wasm : [], EXPECTED);
       }
     }
     return starts;
@@ -389,7 +403,7 @@ async function main() {
       `${ROUNDS} interleaved rounds after one warm-up round; in each round every start of every side, in a turning order. ` +
       `A side's cost is its time to the first verified answer minus the bare Worker or script of the same round (median over the rounds); ` +
       `in parentheses the quartiles of the per-round costs; the ratio is the median of our cost over the median of jose's. ` +
-      "The last column is the same in CPU time (all threads of the fresh process, or of the workerd process miniflare starts, up to the answer), which a loaded machine moves less than wall time. " +
+      "The last column is the same in CPU time (all threads of the fresh process, or of the workerd process, up to the answer), which a loaded machine moves less than wall time. " +
       `Machine load (1-minute average) ${lo.toFixed(1)} to ${hi.toFixed(1)} on 2 cores.`,
     "",
     `| runtime | bare start | docauto \`verify\`, over bare${BASELINE ? " | baseline build, over bare (ratio)" : ""} | jose, over bare | docauto / jose | target | CPU time over bare: docauto / jose |`,

@@ -189,6 +189,54 @@ export async function runSuite(docauto, fx, log = console.log) {
     assert(!subtle || typeof subtle.importKey === "function", "importKey not restored");
   });
 
+  // The delivery that starts a key's WebCrypto import also has its body hashed by WebCrypto, beside the check (a
+  // cold start then compiles no SHA-256 code in wasm, issue 31); later deliveries hash in wasm. Node's entry hands
+  // node:crypto over, which answers and hashes instead.
+  await t.run("a key's first delivery has its body hashed by WebCrypto, and that digest decides; later ones hash in wasm; a failed digest is hashed in wasm", async () => {
+    const subtle = globalThis.crypto?.subtle;
+    const nodeHost = globalThis.process?.release?.name === "node" && !globalThis.Deno && !globalThis.Bun
+      && typeof globalThis.EdgeRuntime === "undefined";
+    if (!subtle) return;
+    const digest = subtle.digest;
+    let calls = 0;
+    let mode = "real";
+    Object.defineProperty(subtle, "digest", {
+      configurable: true, writable: true,
+      value: function (...args) {
+        calls++;
+        if (mode === "refuse") return Promise.reject(new DOMException("refused", "OperationError"));
+        if (mode === "zeros") return Promise.resolve(new ArrayBuffer(32));
+        return digest.apply(this, args);
+      },
+    });
+    try {
+      const valid = firstDeliveries[0];
+      const tampered = pick("tampered body is body_mismatch");
+      for (const [first, then] of [[tampered, valid], [valid, tampered]]) {
+        const fresh = new WebhookVerifier({ ...base, dedupe: false });
+        calls = 0;
+        eachItsOwnVerdict([first], await Promise.allSettled([fresh.verify(first.body, first.header)]));
+        const afterFirst = calls;
+        eachItsOwnVerdict([then], await Promise.allSettled([fresh.verify(then.body, then.header)]));
+        assert(nodeHost ? calls === 0 : afterFirst === 1 && calls === 1,
+          `WebCrypto digests: ${afterFirst} after the first delivery, ${calls} after the second`);
+      }
+      // A digest that fails is taken in wasm instead: every verdict as before.
+      mode = "refuse";
+      for (const c of [valid, tampered]) {
+        eachItsOwnVerdict([c], await Promise.allSettled([new WebhookVerifier({ ...base, dedupe: false }).verify(c.body, c.header)]));
+      }
+      // The digest WebCrypto gave is the one compared: a wrong one makes a valid body body_mismatch.
+      if (!nodeHost) {
+        mode = "zeros";
+        await rejectsWith(new WebhookVerifier({ ...base, dedupe: false }).verify(valid.body, valid.header), "body_mismatch");
+      }
+    } finally {
+      delete subtle.digest;
+    }
+    assert(subtle.digest === digest, "digest not restored");
+  });
+
   await t.run("clockToleranceSeconds 0 rejects a token 3 s past exp", async () => {
     const c = fx.cases.find((x) => x.name.startsWith("exp within the 5 s tolerance"));
     const v2 = new WebhookVerifier({ ...base, clockToleranceSeconds: 0 });

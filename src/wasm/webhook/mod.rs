@@ -24,7 +24,7 @@ use wasm_bindgen_futures::future_to_promise;
 use self::body_limit::{bounded_body, read_capped, Body};
 use self::claims::envelope;
 use self::dedupe::{event_id_of, set_claim, Dedupe};
-use super::host_crypto::{Call, HostCrypto};
+use super::host_crypto::{self, Call, HostCrypto, PendingAnswer};
 use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike};
 use crate::json::Json;
@@ -194,29 +194,28 @@ impl WebhookVerifier {
             Ok(token) => token,
             Err(e) => return Promise::reject(&interop::webhook_error(e)),
         };
-        // WebCrypto answering for a key the verifier holds (its import started at its first use, so the first
-        // delivery takes this path too): asked first, so that it checks the signature (on another thread in a
-        // browser) while the body is copied and hashed here; its Promise is then continued with the core's checks,
-        // without a Rust future. The verdicts are still taken in the core's order.
-        if let Some((key, verdict)) = self.inner.pending_answer(&token) {
-            let body = match self.inner.bounded_body(&raw_body) {
-                Ok(body) => body,
-                Err(e) => return Promise::reject(&e),
-            };
-            let early = self.inner.early(&token, &body);
-            let token = token.into_owned();
-            let inner = self.inner.clone();
-            let finish = Closure::once_into_js(move |verdict: JsValue| {
-                inner.finish(&key, &token, verdict.as_bool(), &body, early)
-            });
-            return verdict
-                .unchecked_into::<platform::PromiseLike>()
-                .then_both(&finish, &finish);
-        }
         let body = match self.inner.bounded_body(&raw_body) {
             Ok(body) => body,
             Err(e) => return Promise::reject(&e),
         };
+        // WebCrypto answering for a key the verifier holds (its import started at its first use, so the first
+        // delivery takes this path too): asked first, so that it checks the signature (on another thread in a
+        // browser) while the claims are read and the body hashed here (by WebCrypto beside the check, on the
+        // delivery that starts the key's import); its Promise is then continued with the core's checks, without a
+        // Rust future. The verdicts are still taken in the core's order.
+        if let Some((key, pending)) = self.inner.pending_answer(&token, &body) {
+            let early = self.inner.early(&token, &body, !pending.digests());
+            let token = token.into_owned();
+            let inner = self.inner.clone();
+            let finish = Closure::once_into_js(move |answer: JsValue| {
+                let (verdict, digest) = host_crypto::settled(&answer);
+                inner.finish(&key, &token, verdict, digest, &body, early)
+            });
+            return pending
+                .promise()
+                .unchecked_ref::<platform::PromiseLike>()
+                .then_both(&finish, &finish);
+        }
         // A host that answers at once and a key held: settled here, without a Rust future.
         if let Some(result) = self.inner.verify_now(&token, &body) {
             return match result {
@@ -465,7 +464,11 @@ impl VerifierState {
     /// The key and WebCrypto's pending answer for `verify`, when nothing else needs waiting for: no fetch running or
     /// due, the key held (its `CryptoKey` imported or importing), dedupe not an async store. `None`: take the async
     /// path.
-    fn pending_answer(&self, token: &CompactJws<'_>) -> Option<(PublicKey, Promise)> {
+    fn pending_answer(
+        &self,
+        token: &CompactJws<'_>,
+        body: &Body,
+    ) -> Option<(PublicKey, PendingAnswer)> {
         if matches!(self.dedupe, Dedupe::Store(..)) || self.flight.borrow().is_some() {
             return None;
         }
@@ -474,17 +477,22 @@ impl VerifierState {
         let Lookup::Found(key) = cache.lookup(token.kid(), now, false) else {
             return None;
         };
-        let verdict = self.hosts.pending_answer(Call::Async, key, token)?;
-        Some((key.clone(), verdict))
+        let copied = match body {
+            Body::Copied(raw) => Some(&raw.bytes[..]),
+            Body::Kept(_) => None,
+        };
+        let pending = self.hosts.pending_answer(Call::Async, key, token, copied)?;
+        Some((key.clone(), pending))
     }
 
     /// What a `verify` does while WebCrypto checks the signature: the clock read, the claims checked against it
-    /// ([`precheck`]), and the body hashed when they passed and it is in wasm memory.
-    fn early(&self, token: &CompactJws<'_>, body: &Body) -> Result<Early, JsValue> {
+    /// ([`precheck`]), and the body hashed when they passed, it is in wasm memory and WebCrypto is not hashing it
+    /// (`hash`).
+    fn early(&self, token: &CompactJws<'_>, body: &Body, hash: bool) -> Result<Early, JsValue> {
         let window = self.window()?;
         let prechecked = precheck(token.payload(), window);
         let digest = match (&prechecked, body) {
-            (Ok(_), Body::Copied(raw)) => Some(self.digest_copied(raw)),
+            (Ok(_), Body::Copied(raw)) if hash => Some(self.digest_copied(raw)),
             _ => None,
         };
         Ok(Early {
@@ -494,18 +502,20 @@ impl VerifierState {
         })
     }
 
-    /// The rest of a `verify` after WebCrypto answered (`None`: it failed, and p256 checks instead).
+    /// The rest of a `verify` after WebCrypto answered (`None`: it failed, and p256 checks instead), with the
+    /// body's `digest` when WebCrypto computed it.
     fn finish(
         &self,
         key: &PublicKey,
         token: &CompactJws<'_>,
         answer: Option<bool>,
+        digest: Option<[u8; 32]>,
         body: &Body,
         early: Result<Early, JsValue>,
     ) -> Result<JsValue, JsValue> {
         let early = early?;
-        let (ids, event) =
-            self.checked(key, token, answer, body, early.prechecked, early.digest)?;
+        let digest = early.digest.or(digest);
+        let (ids, event) = self.checked(key, token, answer, body, early.prechecked, digest)?;
         self.flag_duplicate_sync(event, &ids, early.window.now)
     }
 
