@@ -110,10 +110,18 @@ impl Json {
 /// an object, or names one of `names` twice (a last-wins reader and a first-wins reader would disagree on it: a
 /// token's header naming `alg` twice is refused, not read either way).
 pub fn members<const N: usize>(bytes: &[u8], names: &[&str; N]) -> Option<[Option<Json>; N]> {
-    let Json::Object(object) = Json::parse(core::str::from_utf8(bytes).ok()?)? else {
-        return None;
-    };
     let mut found: [Option<Json>; N] = core::array::from_fn(|_| None);
+    fill_members(bytes, names, &mut found).then_some(found)
+}
+
+/// [`members`]' work, for any count of names: one function, not inlined, rather than one per array size with the
+/// names compared inline (its callers are on a cold start's first verification, where V8 compiles each function
+/// whole the first time it runs).
+#[inline(never)]
+fn fill_members(bytes: &[u8], names: &[&str], found: &mut [Option<Json>]) -> bool {
+    let Some(Json::Object(object)) = core::str::from_utf8(bytes).ok().and_then(Json::parse) else {
+        return false;
+    };
     for (name, value) in object {
         if let Some(slot) = names
             .iter()
@@ -121,11 +129,11 @@ pub fn members<const N: usize>(bytes: &[u8], names: &[&str; N]) -> Option<[Optio
             .and_then(|i| found.get_mut(i))
         {
             if slot.replace(value).is_some() {
-                return None;
+                return false;
             }
         }
     }
-    Some(found)
+    true
 }
 
 /// [`Json::parse`] with the text of every number, in the order of the document (a body the client writes again

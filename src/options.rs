@@ -130,12 +130,14 @@ impl Kind {
 
 /// Checks an options object against a table of names and kinds, without a serde derive: the table-driven reading
 /// of the options types in the smallest wasm modules (a derived `Deserialize` plus [`decode_fields`] measured 14 KB
-/// of code in the webhook-only module). `null` values are dropped (not given). Returns the options left.
+/// of code in the webhook-only module). `null` values are dropped (not given). Returns the options left, each with
+/// its index in `table`, so that the caller reads them by index rather than comparing names again (string
+/// comparisons against each constant name, inlined, made its reader 4.7 KB of wasm that a cold start compiled).
 ///
 /// # Errors
 /// The first name (in the object's order) that is not in the table, or whose value has the wrong kind;
 /// [`FieldError::NotAnObject`].
-pub fn check_table(value: Json, table: &[(&str, Kind)]) -> Result<Json, FieldError> {
+pub fn check_table(value: Json, table: &[(&str, Kind)]) -> Result<Vec<(usize, Json)>, FieldError> {
     let Json::Object(members) = value else {
         return Err(FieldError::NotAnObject);
     };
@@ -144,13 +146,19 @@ pub fn check_table(value: Json, table: &[(&str, Kind)]) -> Result<Json, FieldErr
         if field == Json::Null {
             continue;
         }
-        match table.iter().find(|(known, _)| *known == name) {
+        match table
+            .iter()
+            .enumerate()
+            .find(|(_, (known, _))| *known == name)
+        {
             None => return Err(FieldError::Unknown(name)),
-            Some((_, kind)) if !kind.admits(&field) => return Err(FieldError::WrongType(name)),
-            Some(_) => out.push((name, field)),
+            Some((_, (_, kind))) if !kind.admits(&field) => {
+                return Err(FieldError::WrongType(name))
+            }
+            Some((i, _)) => out.push((i, field)),
         }
     }
-    Ok(Json::Object(out))
+    Ok(out)
 }
 
 /// `value` as a whole number in `min..=max` (finite, no fraction); `None` otherwise.
@@ -204,11 +212,13 @@ mod tests {
             ("jwks", Kind::StringOrObject),
         ];
         let ok = check_table(
-            Json::from(&json!({"url": "u", "n": 1, "jwks": {}, "x": null})),
+            Json::from(&json!({"jwks": {}, "url": "u", "n": 1, "x": null})),
             &TABLE,
         )
         .unwrap();
-        assert_eq!(ok.as_object().map(<[_]>::len), Some(3));
+        let indices: Vec<usize> = ok.iter().map(|(i, _)| *i).collect();
+        assert_eq!(indices, [2, 0, 1]);
+        assert_eq!(ok[1].1, Json::String("u".into()));
         assert_eq!(
             check_table(Json::from(&json!({"y": 1})), &TABLE),
             Err(FieldError::Unknown("y".into()))

@@ -38,17 +38,30 @@ pub struct EventIds {
     pub processing_id: String,
 }
 
-/// The claims this API defines, as read (each absent or any JSON value until checked).
-struct RawClaims {
-    iss: Option<Json>,
-    processing_id: Option<Json>,
-    event_id: Option<Json>,
-    event_type: Option<Json>,
-    body_sha256: Option<Json>,
-    iat: Option<Json>,
-    exp: Option<Json>,
-    nbf: Option<Json>,
+/// The claims this API defines, by their index in [`CLAIMS`].
+#[derive(Clone, Copy)]
+enum Claim {
+    Iss,
+    ProcessingId,
+    EventId,
+    Type,
+    BodySha256,
+    Iat,
+    Exp,
+    Nbf,
 }
+
+/// Their names, in the order of [`Claim`].
+const CLAIMS: [&str; 8] = [
+    "iss",
+    "processingId",
+    "eventId",
+    "type",
+    "bodySha256",
+    "iat",
+    "exp",
+    "nbf",
+];
 
 fn text(value: Option<Json>) -> Result<String> {
     match value {
@@ -121,44 +134,24 @@ pub fn check_with_digest(
 /// # Errors
 /// `missing_claim`, `wrong_issuer`, `expired`, `not_yet_valid`.
 pub fn precheck(payload: &[u8], window: TimeWindow) -> Result<Prechecked> {
-    let [iss, processing_id, event_id, event_type, body_sha256, iat, exp, nbf] =
-        crate::json::members(
-            payload,
-            &[
-                "iss",
-                "processingId",
-                "eventId",
-                "type",
-                "bodySha256",
-                "iat",
-                "exp",
-                "nbf",
-            ],
-        )
-        .ok_or(err(
-            ErrorCode::MissingClaim,
-            "token payload is not a JSON object of claims, or names a claim twice",
-        ))?;
-    let raw = RawClaims {
-        iss,
-        processing_id,
-        event_id,
-        event_type,
-        body_sha256,
-        iat,
-        exp,
-        nbf,
-    };
-    let iss = text(raw.iss)?;
+    // Taken out of the array one by one, in the order of checking: an early return drops what is left as one array
+    // (one call), where eight separate values made every return drop each (30 drops in the function V8 compiles
+    // for a cold start's first verification).
+    let mut claims = crate::json::members(payload, &CLAIMS).ok_or(err(
+        ErrorCode::MissingClaim,
+        "token payload is not a JSON object of claims, or names a claim twice",
+    ))?;
+    let mut take = |claim: Claim| claims.get_mut(claim as usize).and_then(Option::take);
+    let iss = text(take(Claim::Iss))?;
     let ids = EventIds {
-        event_id: text(raw.event_id)?,
-        event_type: text(raw.event_type)?,
-        processing_id: text(raw.processing_id)?,
+        event_id: text(take(Claim::EventId))?,
+        event_type: text(take(Claim::Type))?,
+        processing_id: text(take(Claim::ProcessingId))?,
     };
-    let body_sha256 = text(raw.body_sha256)?;
-    let exp = number(&raw.exp)?;
-    let iat = number(&raw.iat)?;
-    let nbf = match raw.nbf {
+    let body_sha256 = text(take(Claim::BodySha256))?;
+    let exp = number(&take(Claim::Exp))?;
+    let iat = number(&take(Claim::Iat))?;
+    let nbf = match take(Claim::Nbf) {
         None => None,
         nbf => Some(number(&nbf)?),
     };

@@ -23,7 +23,8 @@ const fn invalid(detail: &'static str) -> WebhookError {
 }
 
 /// The data options and their kinds: read by table ([`check_table`]), not by a serde derive, to keep the
-/// webhook-only wasm module small.
+/// webhook-only wasm module small. [`VerifierOptions::from_json`] reads the members by their index here: the three
+/// texts first, then the eight numbers in the order of its fields.
 const TABLE: [(&str, Kind); 11] = [
     ("jwksUrl", Kind::String),
     ("baseUrl", Kind::String),
@@ -160,34 +161,33 @@ impl VerifierOptions {
     /// # Errors
     /// `invalid_options`: an unknown name, a value of the wrong type, or options that are not an object.
     pub fn from_json(value: Json) -> Result<Self> {
-        let map = check_table(value, &TABLE).map_err(|e| match e {
-            FieldError::Unknown(_) => {
-                invalid("unknown option (see WebhookVerifierOptions for the accepted names)")
+        let members = check_table(value, &TABLE).map_err(table_error)?;
+        // By index in TABLE (check_table vouched for each kind): jwksUrl, baseUrl, jwks, then the numbers in order.
+        let mut out = Self::default();
+        let mut numbers = [None; 8];
+        for (index, field) in members {
+            match (index, field) {
+                (0, Json::String(url)) => out.jwks_url = Some(url),
+                (1, Json::String(url)) => out.base_url = Some(url),
+                (2, jwks) => out.jwks = Some(jwks),
+                (i, Json::Number(n)) => {
+                    if let Some(slot) = numbers.get_mut(i.wrapping_sub(3)) {
+                        *slot = Some(n);
+                    }
+                }
+                _ => {}
             }
-            FieldError::WrongType(name) if name == "jwks" => WebhookError::new(
-                ErrorCode::InvalidJwks,
-                "jwks must be a JWKS object or JSON text",
-            ),
-            FieldError::WrongType(name) => invalid(expectation(&name)),
-            FieldError::NotAnObject => {
-                invalid("options must be an object: { jwksUrl } | { baseUrl } | { jwks }")
-            }
-        })?;
-        let text = |name: &str| map.get(name).and_then(Json::as_str).map(str::to_owned);
-        let number = |name: &str| map.get(name).and_then(Json::as_f64);
-        Ok(Self {
-            jwks_url: text("jwksUrl"),
-            base_url: text("baseUrl"),
-            jwks: map.get("jwks").cloned(),
-            clock_tolerance_seconds: number("clockToleranceSeconds"),
-            now: number("now"),
-            cache_ttl_seconds: number("cacheTtlSeconds"),
-            cooldown_seconds: number("cooldownSeconds"),
-            timeout_ms: number("timeoutMs"),
-            max_body_bytes: number("maxBodyBytes"),
-            body_timeout_ms: number("bodyTimeoutMs"),
-            claim_ttl_seconds: number("claimTtlSeconds"),
-        })
+        }
+        let [clock, now, cache_ttl, cooldown, timeout, max_body, body_timeout, claim_ttl] = numbers;
+        out.clock_tolerance_seconds = clock;
+        out.now = now;
+        out.cache_ttl_seconds = cache_ttl;
+        out.cooldown_seconds = cooldown;
+        out.timeout_ms = timeout;
+        out.max_body_bytes = max_body;
+        out.body_timeout_ms = body_timeout;
+        out.claim_ttl_seconds = claim_ttl;
+        Ok(out)
     }
 
     /// Checks every rule and applies the defaults; `now_is_function`: the host was given a function clock.
@@ -266,6 +266,26 @@ pub fn clock_reading(answer: Option<f64>) -> Result<f64> {
 }
 
 /// What a field of the wrong type should have been.
+/// The error of an options object [`check_table`] refused. Its own function, never inlined: a cold start that
+/// constructs a verifier from good options never compiles it.
+#[cold]
+#[inline(never)]
+fn table_error(e: FieldError) -> WebhookError {
+    match e {
+        FieldError::Unknown(_) => {
+            invalid("unknown option (see WebhookVerifierOptions for the accepted names)")
+        }
+        FieldError::WrongType(name) if name == "jwks" => WebhookError::new(
+            ErrorCode::InvalidJwks,
+            "jwks must be a JWKS object or JSON text",
+        ),
+        FieldError::WrongType(name) => invalid(expectation(&name)),
+        FieldError::NotAnObject => {
+            invalid("options must be an object: { jwksUrl } | { baseUrl } | { jwks }")
+        }
+    }
+}
+
 fn expectation(field: &str) -> &'static str {
     match field {
         "jwksUrl" | "baseUrl" => "jwksUrl and baseUrl must be strings",

@@ -70,6 +70,51 @@ pub struct WebhookVerifier {
     inner: Rc<VerifierState>,
 }
 
+/// A rejected Promise of `error`. Its own function, never inlined, as are the other cold paths of the first
+/// `verify` and of the constructor: V8 compiles a function whole on its first call, so a branch that a good delivery
+/// never takes costs a cold start nothing only outside the function that runs (issue 31).
+#[cold]
+#[inline(never)]
+fn rejected(error: JsValue) -> Promise {
+    Promise::reject(&error)
+}
+
+/// The `fetch` option, given: a function, else `invalid_options`.
+#[inline(never)]
+fn fetch_option(fetch: &JsValue) -> Result<Function, JsValue> {
+    interop::function_option(fetch).ok_or_else(|| invalid_options("fetch must be a function"))
+}
+
+/// The `dedupe` option, given and not `false`: `true` (in memory) or a store, whose kind its functions decide.
+#[inline(never)]
+fn dedupe_option(dedupe: JsValue) -> Result<Dedupe, JsValue> {
+    if dedupe.as_bool() == Some(true) {
+        return Ok(Dedupe::Memory(RefCell::new(MemoryDedupe::default())));
+    }
+    let has = |name: &str| interop::function_option(&interop::option(&dedupe, name)).is_some();
+    let kind = store_kind(has).map_err(interop::webhook_error)?;
+    Ok(Dedupe::Store(kind, dedupe))
+}
+
+impl WebhookVerifier {
+    /// `verify` where WebCrypto is not the host waited for: a host that answers at once (settled here, without a
+    /// Rust future), or the asynchronous path (a key set to fetch, a store's claim, WebCrypto for a key not held).
+    #[inline(never)]
+    fn verify_otherwise(&self, token: &CompactJws<'_>, body: Body, header: &str) -> Promise {
+        if let Some(result) = self.inner.verify_now(token, &body) {
+            return match result {
+                Ok(event) => Promise::resolve(&event),
+                Err(e) => Promise::reject(&e),
+            };
+        }
+        let inner = self.inner.clone();
+        let header = header.to_owned();
+        promise(async move { inner.verify(body, header).await })
+    }
+}
+
+#[cold]
+#[inline(never)]
 fn invalid_options(detail: &'static str) -> JsValue {
     interop::webhook_failure(ErrorCode::InvalidOptions, detail)
 }
@@ -137,22 +182,14 @@ impl WebhookVerifier {
         let fetch = if fetch.is_undefined() {
             None
         } else {
-            Some(
-                interop::function_option(&fetch)
-                    .ok_or_else(|| invalid_options("fetch must be a function"))?,
-            )
+            Some(fetch_option(&fetch)?)
         };
         let dedupe = read("dedupe")?;
         let dedupe = if dedupe.is_undefined() || dedupe.is_null() || dedupe.as_bool() == Some(false)
         {
             Dedupe::Off
-        } else if dedupe.as_bool() == Some(true) {
-            Dedupe::Memory(RefCell::new(MemoryDedupe::default()))
         } else {
-            let has =
-                |name: &str| interop::function_option(&interop::option(&dedupe, name)).is_some();
-            let kind = store_kind(has).map_err(interop::webhook_error)?;
-            Dedupe::Store(kind, dedupe)
+            dedupe_option(dedupe)?
         };
 
         Ok(Self {
@@ -185,18 +222,18 @@ impl WebhookVerifier {
         signature_header: JsValue,
     ) -> Promise {
         let Some(header) = signature_header.as_string() else {
-            return Promise::reject(&interop::webhook_failure(
+            return rejected(interop::webhook_failure(
                 ErrorCode::InvalidInput,
                 "signature header must be a string",
             ));
         };
         let token = match jws::parse_compact(&header) {
             Ok(token) => token,
-            Err(e) => return Promise::reject(&interop::webhook_error(e)),
+            Err(e) => return rejected(interop::webhook_error(e)),
         };
         let body = match self.inner.bounded_body(&raw_body) {
             Ok(body) => body,
-            Err(e) => return Promise::reject(&e),
+            Err(e) => return rejected(e),
         };
         // WebCrypto answering for a key the verifier holds (its import started at its first use, so the first
         // delivery takes this path too): asked first, so that it checks the signature (on another thread in a
@@ -216,16 +253,7 @@ impl WebhookVerifier {
                 .unchecked_ref::<platform::PromiseLike>()
                 .then_both(&finish, &finish);
         }
-        // A host that answers at once and a key held: settled here, without a Rust future.
-        if let Some(result) = self.inner.verify_now(&token, &body) {
-            return match result {
-                Ok(event) => Promise::resolve(&event),
-                Err(e) => Promise::reject(&e),
-            };
-        }
-        drop(token);
-        let inner = self.inner.clone();
-        promise(async move { inner.verify(body, header).await })
+        self.verify_otherwise(&token, body, &header)
     }
 
     /// Verifies a Fetch API `Request`: reads its raw bytes and its `x-svc-signature` header.
@@ -570,6 +598,7 @@ impl VerifierState {
     }
 
     /// SHA-256 of a body: by the host where it hashes and the body is, else copied (if kept) and hashed by sha2.
+    #[inline(never)]
     fn digest(&self, body: &Body) -> [u8; 32] {
         match body {
             Body::Kept(value) => self.hosts.digest_kept(value).unwrap_or_else(|| {
