@@ -399,7 +399,7 @@ async function main() {
   const cmd = `node tests/js/cold-start.mjs --rounds ${ROUNDS}${BASELINE ? " --baseline <pkg dir>" : ""}`;
   const size = (s) => `${s.wasm.map((w) => `\`${w.name}\` ${(w.gzip / 1024).toFixed(1)} KiB`).join(" + ")} gzip -9 of wasm, ${s.jsFiles} JS files ${(s.jsGzip / 1024).toFixed(1)} KiB gzip -9`;
   const lines = [
-    `Measured by \`${cmd}\` (run by \`cargo xtask bench\`; Node ${process.version}, Deno, Bun and miniflare from the root package.json; the package installed from its \`npm pack\` tarball with jose ${JSON.parse(readFileSync(join(root, "node_modules/jose/package.json"), "utf8")).version} beside it). ` +
+    `Measured by \`${cmd}\` (run by \`cargo xtask bench\`; Node ${process.version}, Deno, Bun, miniflare and workerd from the root package.json; the package installed from its \`npm pack\` tarball with jose ${JSON.parse(readFileSync(join(root, "node_modules/jose/package.json"), "utf8")).version} beside it). ` +
       `${ROUNDS} interleaved rounds after one warm-up round; in each round every start of every side, in a turning order. ` +
       `A side's cost is its time to the first verified answer minus the bare Worker or script of the same round (median over the rounds); ` +
       `in parentheses the quartiles of the per-round costs; the ratio is the median of our cost over the median of jose's. ` +

@@ -1,5 +1,6 @@
-//! `cargo xtask bench`'s cold-start section: `docauto/webhooks` against jose from a cold start in workerd
-//! (miniflare), Deno, Bun and Node, installed from the packed tarball (tests/js/cold-start.mjs, issue 31).
+//! `cargo xtask bench`'s cold-start section: `docauto/webhooks` against jose from a cold start in workerd (through
+//! miniflare, and `workerd serve` alone), Deno, Bun and Node, installed from the packed tarball
+//! (tests/js/cold-start.mjs, issue 31).
 
 use crate::util::{self, step};
 use std::path::Path;
@@ -13,14 +14,15 @@ pub const END: &str = "<!-- bench-cold:end -->";
 pub const HEADING: &str = "## Cold start: `docauto/webhooks` against jose";
 
 /// Interleaved rounds (after one warm-up): the shared 2-core machine moves single starts by tens of ms, and a bare
-/// workerd start (about 140 ms) by more than the 10 to 30 ms compared on top of it: at 15 rounds, three runs on one
-/// idle morning put jose's workerd cost at +0.5, +11.7 and +14.4 ms over bare. 25 rounds take about a minute more.
-const ROUNDS: &str = "25";
+/// workerd start through miniflare (about 100 to 140 ms) by more than the 10 to 30 ms compared on top of it: at 15
+/// rounds, three runs on one idle morning put jose's workerd cost at +0.5, +11.7 and +14.4 ms over bare. A round
+/// takes about 3 s, so 41 rounds about two minutes.
+const ROUNDS: &str = "41";
 
 /// Runs the cold-start bench and returns its markdown report.
 pub fn bench(r: &Path) -> Result<String, String> {
     step(&format!(
-        "node tests/js/cold-start.mjs --rounds {ROUNDS} (first verified delivery after a cold start, docauto/webhooks vs jose: workerd, Deno, Bun, Node)"
+        "node tests/js/cold-start.mjs --rounds {ROUNDS} (first verified delivery after a cold start, docauto/webhooks vs jose: workerd via miniflare and alone, Deno, Bun, Node)"
     ));
     let fin = util::run_capture(
         Command::new("node")
