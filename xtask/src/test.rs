@@ -42,6 +42,7 @@ impl Tally {
 /// Runs everything; Ok(true) when nothing failed.
 pub fn test() -> Result<bool, String> {
     let mut t = Tally::default();
+    let sound = SoundServer::note();
     let setup = crate::install::install().and_then(|()| crate::build::build());
     if let Err(e) = &setup {
         t.check("install+build", false, e);
@@ -57,6 +58,7 @@ pub fn test() -> Result<bool, String> {
     } else {
         t.check("package suites", false, "not run: pkg/ was not built");
     }
+    sound.restore();
     println!();
     if !t.notes.is_empty() {
         println!("Failures:");
@@ -78,6 +80,41 @@ pub fn test() -> Result<bool, String> {
     println!("checks (not counted as tests): {}", checks.join(", "));
     println!("{} passed, {} failed", t.passed, t.failed);
     Ok(t.failed == 0 && t.checks.iter().all(|(_, ok)| *ok))
+}
+
+/// PulseAudio, which the Firefox audio suites start with a null sink when none answers (tests/js/firefox.mjs, as a
+/// daemon that every later suite reuses): stopped when the run ends if it was not running when the run began, so a
+/// run leaves no daemon behind.
+struct SoundServer {
+    was_running: bool,
+}
+
+impl SoundServer {
+    fn note() -> Self {
+        Self {
+            was_running: Self::answers(),
+        }
+    }
+
+    fn answers() -> bool {
+        Command::new("pulseaudio")
+            .arg("--check")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    fn restore(self) {
+        if !self.was_running && Self::answers() {
+            step("pulseaudio --kill (started by this run's Firefox suites)");
+            let _ = Command::new("pulseaudio")
+                .arg("--kill")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+    }
 }
 
 fn cargo(args: &[&str]) -> Command {
