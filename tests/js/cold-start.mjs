@@ -25,7 +25,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { TestSigner } from "docauto/testing";
 import { bundle } from "./bundle.mjs";
-import { workerdOnce, workerdServeOnce } from "./workerd-once.mjs";
+import { cpuOf, workerdOnce, workerdServeOnce } from "./workerd-once.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const work = join(root, "target/docauto-js/cold-start");
@@ -210,17 +210,6 @@ function childrenNamed(name) {
     }
   }
   return pids;
-}
-
-/** CPU ms (all threads, from the scheduler's nanosecond counters) that the processes `pids` have run so far. */
-function cpuOf(pids) {
-  let ns = 0;
-  for (const pid of pids) {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    }
-  }
-  return ns / 1e6;
 }
 
 async function workerOnce(script, modulesRoot) {

@@ -44,12 +44,11 @@ export async function workerdOnce(script, expected, { modulesRoot, whileUp } = {
  */
 export async function workerdServeOnce(dir, script, wasm, expected) {
   const config = join(dir, `${script}.capnp`);
-  {
-    const modules = [
-      `(name = "${script}", esModule = embed "${script}")`,
-      ...wasm.map((w) => `(name = "${w}", wasm = embed "${w}")`),
-    ];
-    writeFileSync(config, `using Workerd = import "/workerd/workerd.capnp";
+  const modules = [
+    `(name = "${script}", esModule = embed "${script}")`,
+    ...wasm.map((w) => `(name = "${w}", wasm = embed "${w}")`),
+  ];
+  writeFileSync(config, `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [ (name = "main", worker = .worker) ],
   sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
@@ -59,7 +58,6 @@ const worker :Workerd.Worker = (
   compatibilityDate = "2025-09-01",
 );
 `);
-  }
   const t0 = performance.now();
   const child = spawn(workerdBin, ["serve", config, "--control-fd=3"], {
     cwd: dir, stdio: ["ignore", "ignore", "pipe", "pipe"],
@@ -73,7 +71,7 @@ const worker :Workerd.Worker = (
     const port = await Promise.race([listening(child.stdio[3]), exited]);
     const text = await Promise.race([answer(port), exited]);
     const wall = performance.now() - t0;
-    const cpu = cpuOfProcess(child.pid);
+    const cpu = cpuOf([child.pid]);
     if (text !== expected) throw new Error(`worker ${script} answered ${JSON.stringify(text.slice(0, 300))}`);
     return { wall, cpu };
   } finally {
@@ -115,11 +113,13 @@ function answer(port) {
   });
 }
 
-/** CPU ms that every thread of process `pid` has run so far. */
-function cpuOfProcess(pid) {
+/** CPU ms (all threads, from the scheduler's nanosecond counters) that the processes `pids` have run so far. */
+export function cpuOf(pids) {
   let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+  for (const pid of pids) {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    }
   }
   return ns / 1e6;
 }
