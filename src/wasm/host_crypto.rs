@@ -196,7 +196,8 @@ impl PendingAnswer {
         matches!(self, Self::Digesting(_))
     }
 
-    pub fn promise(&self) -> &js_sys::Promise {
+    /// The Promise to continue (read what it settles with by [`settled`]).
+    pub fn into_promise(self) -> js_sys::Promise {
         match self {
             Self::Verdict(p) | Self::Digesting(p) => p,
         }
@@ -414,10 +415,7 @@ impl HostCrypto {
 
     async fn webcrypto_answer(&self, key: &PublicKey, token: &CompactJws<'_>) -> Option<bool> {
         let verdict = self.pending_answer(Call::Async, key, token, None)?;
-        JsFuture::from(verdict.promise().clone())
-            .await
-            .ok()?
-            .as_bool()
+        JsFuture::from(verdict.into_promise()).await.ok()?.as_bool()
     }
 }
 

@@ -265,7 +265,6 @@ pub fn clock_reading(answer: Option<f64>) -> Result<f64> {
         .ok_or(invalid("now() must return epoch seconds"))
 }
 
-/// What a field of the wrong type should have been.
 /// The error of an options object [`check_table`] refused. Its own function, never inlined: a cold start that
 /// constructs a verifier from good options never compiles it.
 #[cold]
@@ -286,6 +285,7 @@ fn table_error(e: FieldError) -> WebhookError {
     }
 }
 
+/// What a field of the wrong type should have been.
 fn expectation(field: &str) -> &'static str {
     match field {
         "jwksUrl" | "baseUrl" => "jwksUrl and baseUrl must be strings",

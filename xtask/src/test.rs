@@ -92,29 +92,26 @@ struct SoundServer {
 impl SoundServer {
     fn note() -> Self {
         Self {
-            was_running: Self::answers(),
+            was_running: pulseaudio("--check"),
         }
-    }
-
-    fn answers() -> bool {
-        Command::new("pulseaudio")
-            .arg("--check")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
     }
 
     fn restore(self) {
-        if !self.was_running && Self::answers() {
+        if !self.was_running && pulseaudio("--check") {
             step("pulseaudio --kill (started by this run's Firefox suites)");
-            let _ = Command::new("pulseaudio")
-                .arg("--kill")
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status();
+            pulseaudio("--kill");
         }
     }
+}
+
+/// Runs `pulseaudio <arg>` quietly; whether it ran and succeeded.
+fn pulseaudio(arg: &str) -> bool {
+    Command::new("pulseaudio")
+        .arg(arg)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 fn cargo(args: &[&str]) -> Command {

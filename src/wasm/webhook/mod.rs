@@ -249,8 +249,8 @@ impl WebhookVerifier {
                 inner.finish(&key, &token, verdict, digest, &body, early)
             });
             return pending
-                .promise()
-                .unchecked_ref::<platform::PromiseLike>()
+                .into_promise()
+                .unchecked_into::<platform::PromiseLike>()
                 .then_both(&finish, &finish);
         }
         self.verify_otherwise(&token, body, &header)
