@@ -20,7 +20,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { TestSigner } from "docauto/testing";
@@ -289,23 +289,23 @@ async function startsOf(runtime, apps, input) {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The files and gzip -9 bytes the Node entry of `docauto/webhooks` loads (entry, glue, snippets, modules). */
+/**
+ * The JS files the Node entry of `docauto/webhooks` loads (the entry and what it imports, followed from file to file:
+ * one since the entry is bundled) and their gzip -9 bytes, and its modules.
+ */
 function entryFiles(app) {
-  const dir = join(app, "node_modules/docauto/webhooks");
-  const files = [];
-  const walk = (d) => {
-    for (const f of readdirSync(d)) {
-      const p = join(d, f);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith(".js") && !p.endsWith(".d.ts")) files.push(p);
-    }
+  const files = new Set();
+  const follow = (file) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    for (const m of code.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["'](\.\.?\/[^"']+)["']/g)) follow(join(dirname(file), m[1]));
   };
-  walk(join(dir, "wasm"));
-  const js = [join(dir, "node.js"), ...files];
+  follow(join(app, "node_modules/docauto/webhooks/node.js"));
   const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
   return {
-    jsFiles: js.length,
-    jsGzip: js.reduce((a, p) => a + gz(p), 0),
+    jsFiles: files.size,
+    jsGzip: [...files].reduce((a, p) => a + gz(p), 0),
     wasm: moduleOf(app).map((p) => ({ name: p.split("/").pop(), raw: statSync(p).size, gzip: gz(p) })),
   };
 }

@@ -102,6 +102,22 @@ await t.run("every generated entry imports from its glue only names the glue exp
   }
 });
 
+await t.run("the entries a fresh process imports as they are (node.js: Node and Bun; deno.js) are one file each: they import nothing of the package and build no URL outside their wasm/ (issue 31)", () => {
+  // docauto/emulator's entries share its hand-written core.js and serve.js with its other entries and its bin.
+  for (const entry of ENTRIES.filter((e) => e.name !== "docauto/emulator")) {
+    for (const file of ["node.js", "deno.js"]) {
+      // Code only: the glue's doc comments hold import examples.
+      const code = readFileSync(new URL(`../../pkg/${entry.dir}${file}`, import.meta.url), "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/^\s*\/\/.*$/gm, "");
+      const imported = [...code.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]);
+      assert(imported.every((i) => i.startsWith("node:")), `${entry.dir}${file} imports ${imported.filter((i) => !i.startsWith("node:")).join(", ")}`);
+      const urls = [...code.matchAll(/new URL\(\s*["'`]([^"'`]+)["'`]/g)].map((m) => m[1]);
+      assert(urls.every((u) => u.startsWith("./wasm/")), `${entry.dir}${file} builds the URLs ${urls.join(", ")}`);
+    }
+  }
+});
+
 await t.run("each entry's module has its own file name, and every file of an entry names that module (esbuild users copy them into one folder)", () => {
   const all = ENTRIES.flatMap((e) => (e.companion ? [e.module, e.companion] : [e.module]));
   assert(new Set(all).size === all.length, "two modules share a file name");

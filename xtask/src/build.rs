@@ -367,7 +367,85 @@ fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
             entry.dir, companion.module
         ));
     }
+    // Last: the companion's glue is one of the files these take in.
+    for (name, platform) in ONE_FILE {
+        one_file(r, &out.join(name), platform)?;
+    }
     Ok(())
+}
+
+/// The entries a fresh process imports as they are, with no bundler of the user's in between (`node.js`: Node and
+/// Bun; `deno.js`), each bundled by esbuild with what it imports (the glue, its snippets, the entry's JS modules, the
+/// companion's glue) into that one file, for the esbuild platform named here. Every file of an ES module graph costs
+/// these loaders a resolution, a read and a parse: `docauto/webhooks`' Node entry was 7 files. Its import in a fresh
+/// process, the same build unbundled and bundled (61 alternating processes each, medians): Node 19.0 -> 13.5 ms,
+/// Deno 6.0 -> 5.0, Bun 14.9 -> 14.3; the client's (`docauto`) in Node 15.3 -> 12.6 (BENCHMARKS.md, cold start, has
+/// the method and tests/js/cold-start.mjs `--baseline` runs). Not the other entry files: a browser page, workerd
+/// (wrangler) and Vercel's edge runtime get the package through a bundler, and their glue keeps the default init,
+/// whose `new URL("<module>.wasm", import.meta.url)` is relative to `wasm/`.
+const ONE_FILE: &[(&str, &str)] = &[("node.js", "node"), ("deno.js", "neutral")];
+
+/// Bundles the entry file `path` in place ([`ONE_FILE`]), under its own leading comment and a line saying so. Refuses
+/// a bundle that still imports a file of the package, or builds a URL of anything but the entry's `wasm/` (the glue's
+/// `new URL("<module>.wasm", import.meta.url)`, relative to `wasm/`, would point beside the bundle: esbuild drops it
+/// with the default init these entries never call).
+fn one_file(r: &Path, path: &Path, platform: &str) -> Result<(), String> {
+    let tool = r.join("node_modules/.bin/esbuild");
+    if !tool.exists() {
+        return Err("node_modules/.bin/esbuild missing: run cargo xtask install".into());
+    }
+    let shown = path.strip_prefix(r).unwrap_or(path).display().to_string();
+    step(&format!(
+        "{shown}: one file (esbuild --bundle --platform={platform})"
+    ));
+    let source = read(path)?;
+    let tmp = path.with_extension("bundle.js");
+    util::run(
+        Command::new(&tool)
+            .arg(path)
+            .args([
+                "--bundle",
+                "--format=esm",
+                &format!("--platform={platform}"),
+                // wasm-bindgen repeats a snippet's key in its import object (the same module, harmless).
+                "--log-level=error",
+            ])
+            .arg(format!("--outfile={}", tmp.display())),
+        Duration::from_secs(2 * 60),
+    )?;
+    let code = read(&tmp)?;
+    fs::remove_file(&tmp).map_err(|e| format!("cannot remove {}: {e}", tmp.display()))?;
+    if let Some(at) = ["from \"./", "from \"../", "import(\"./", "import \"./"]
+        .iter()
+        .find_map(|import| code.find(import))
+    {
+        return Err(format!(
+            "{shown}: the bundle still imports a file: {}",
+            code.get(at..).unwrap_or("").lines().next().unwrap_or("")
+        ));
+    }
+    if let Some(url) = code
+        .split("new URL(")
+        .skip(1)
+        .find(|rest| !rest.starts_with("\"./wasm/"))
+    {
+        return Err(format!(
+            "{shown}: the bundle builds a URL outside wasm/: new URL({}",
+            url.lines().next().unwrap_or("")
+        ));
+    }
+    let comment: String = source
+        .lines()
+        .take_while(|line| line.starts_with("//"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    write(
+        path,
+        &format!(
+            "{comment}// One file: pkg-template/{} bundled with the glue under wasm/ by cargo xtask build (esbuild).\n{code}",
+            path.file_name().and_then(|f| f.to_str()).unwrap_or("")
+        ),
+    )
 }
 
 /// Copies a JS module of an entry (`src/...js`, its `.d.ts` beside it) into the entry folder, its `@ERRORS@` the path

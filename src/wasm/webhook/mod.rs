@@ -270,7 +270,8 @@ impl WebhookVerifier {
     }
 
     /// Verifies synchronously with keys already held (static keys, or a key set fetched earlier): the signature is
-    /// checked by `node:crypto` where the package entry provides it (Node, Bun, Deno), by p256 in wasm elsewhere.
+    /// checked by `node:crypto` where the package entry provides it (Node), by p256 in wasm elsewhere (Deno, Bun,
+    /// workerd, edge runtimes, browsers).
     #[wasm_bindgen(js_name = verifySync, unchecked_return_type = "VerifiedWebhookEvent")]
     pub fn verify_sync(
         &self,

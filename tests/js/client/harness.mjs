@@ -1,7 +1,9 @@
 // Shared setup of the client's end-to-end tests: load the SDK, start the emulator, small helpers.
 //
-// The SDK comes from the package built by `cargo xtask build` (pkg/node.js), or, when DOCAUTO_GLUE_DIR names a
-// folder of `wasm-bindgen --target web` output, from that glue (initSync) plus its errors.js snippet.
+// The SDK comes from a folder of `wasm-bindgen --target web` output: DOCAUTO_GLUE_DIR, else the built package's
+// (pkg/wasm/, from `cargo xtask build`), its glue instantiated here (initSync) plus its errors.js snippet. Not through
+// pkg/node.js: that entry is one file with its own copy of the glue (`cargo xtask build` bundles it), so the instance
+// `wasmMemoryBytes` reads would not be the one the tests call; the package entries have their own suites.
 import { spawn } from "node:child_process";
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { createServer } from "node:http";
@@ -32,30 +34,28 @@ function findFile(dir, name) {
  * call held in wasm at once.
  */
 export async function wasmMemoryBytes() {
-  const dir = process.env.DOCAUTO_GLUE_DIR;
-  const glueFile = dir ? join(dir, "docauto.js") : join(ROOT, "pkg", "wasm", "docauto.js");
-  const glue = await import(pathToFileURL(glueFile).href);
+  const glue = await import(pathToFileURL(join(glueDir(), "docauto.js")).href);
   return glue.initSync().memory.buffer.byteLength;
 }
 
-/**
- * The SDK's exports: `DocAuto`, `validateExtractionSchema` and the error classes; from the wasm-bindgen output folder
- * `dir` (by default `DOCAUTO_GLUE_DIR`), else from the built package.
- */
-export async function loadSdk(dir = process.env.DOCAUTO_GLUE_DIR) {
-  if (dir) {
-    const glue = await import(pathToFileURL(join(dir, "docauto.js")).href);
-    glue.initSync({ module: readWasmIn(dir) });
-    const errors = await import(pathToFileURL(findFile(join(dir, "snippets"), "errors.js")).href);
-    return { ...glue, ...errors };
+/** The glue folder the SDK is loaded from: `DOCAUTO_GLUE_DIR`, else the built package's `wasm/`. */
+function glueDir() {
+  const dir = process.env.DOCAUTO_GLUE_DIR ?? join(ROOT, "pkg", "wasm");
+  if (!existsSync(join(dir, "docauto.js"))) {
+    throw new Error(`${dir}/docauto.js is missing: run \`cargo xtask build\` (or set DOCAUTO_GLUE_DIR)`);
   }
-  const entry = join(ROOT, "pkg", "node.js");
-  if (!existsSync(entry)) throw new Error("pkg/node.js is missing: run `cargo xtask build` (or set DOCAUTO_GLUE_DIR)");
-  const sdk = await import(pathToFileURL(entry).href);
-  // The error classes live in the errors.js snippet the glue imports; the same file (one module instance) is
-  // loaded here, so `instanceof` holds whether or not the entry re-exports them.
-  const errors = await import(pathToFileURL(findFile(join(ROOT, "pkg", "wasm", "snippets"), "errors.js")).href);
-  return { ...errors, ...sdk };
+  return dir;
+}
+
+/**
+ * The SDK's exports: `DocAuto`, `validateExtractionSchema` and the error classes, from the glue folder `dir` (by
+ * default [glueDir]), instantiated once (`initSync` keeps the instance it has).
+ */
+export async function loadSdk(dir = glueDir()) {
+  const glue = await import(pathToFileURL(join(dir, "docauto.js")).href);
+  glue.initSync({ module: readWasmIn(dir) });
+  const errors = await import(pathToFileURL(findFile(join(dir, "snippets"), "errors.js")).href);
+  return { ...glue, ...errors };
 }
 
 /** Starts the emulator on a free port; resolves to `{ baseUrl, control(path, body), stop() }`. */
