@@ -386,7 +386,7 @@ async function main() {
   const lo = Math.min(...load);
   const hi = Math.max(...load);
   const cmd = `node tests/js/cold-start.mjs --rounds ${ROUNDS}${BASELINE ? " --baseline <pkg dir>" : ""}`;
-  const size = (s) => `${s.wasm.map((w) => `\`${w.name}\` ${(w.gzip / 1024).toFixed(1)} KiB`).join(" + ")} gzip -9 of wasm, ${s.jsFiles} JS files ${(s.jsGzip / 1024).toFixed(1)} KiB gzip -9`;
+  const size = (s) => `${s.wasm.map((w) => `\`${w.name}\` ${(w.gzip / 1024).toFixed(1)} KiB`).join(" + ")} gzip -9 of wasm, ${s.jsFiles} JS file${s.jsFiles === 1 ? "" : "s"} ${(s.jsGzip / 1024).toFixed(1)} KiB gzip -9`;
   const lines = [
     `Measured by \`${cmd}\` (run by \`cargo xtask bench\`; Node ${process.version}, Deno, Bun, miniflare and workerd from the root package.json; the package installed from its \`npm pack\` tarball with jose ${JSON.parse(readFileSync(join(root, "node_modules/jose/package.json"), "utf8")).version} beside it). ` +
       `${ROUNDS} interleaved rounds after one warm-up round; in each round every start of every side, in a turning order. ` +
