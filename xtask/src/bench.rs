@@ -24,6 +24,7 @@ const PLAYGROUND_END: &str = "<!-- bench-playground:end -->";
 /// Runs every benchmark and prints its results; with `write`, updates BENCHMARKS.md.
 pub fn bench(write: bool) -> Result<(), String> {
     let r = root();
+    let _tmp = util::RunTmp::enter();
     step("node tests/js/bench.mjs (webhook verification vs jose, sizes, cold starts)");
     let webhook = run_node(&r, &["tests/js/bench.mjs"], &[])?;
     let table = webhook

@@ -42,6 +42,7 @@ impl Tally {
 /// Runs everything; Ok(true) when nothing failed.
 pub fn test() -> Result<bool, String> {
     let mut t = Tally::default();
+    let mut tmp = util::RunTmp::enter();
     let sound = SoundServer::note();
     let setup = crate::install::install().and_then(|()| crate::build::build());
     if let Err(e) = &setup {
@@ -59,6 +60,7 @@ pub fn test() -> Result<bool, String> {
         t.check("package suites", false, "not run: pkg/ was not built");
     }
     sound.restore();
+    tmp.leave();
     println!();
     if !t.notes.is_empty() {
         println!("Failures:");

@@ -1,5 +1,6 @@
 //! Process helpers: run a child with a deadline, echo and capture its output, kill its whole tree.
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -11,6 +12,66 @@ use std::time::{Duration, Instant};
 pub fn root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
+}
+
+/// A temporary folder of one `cargo xtask test` or `cargo xtask bench` run: the `TMPDIR` of every process the run
+/// starts, removed with whatever is left in it when the run ends. Browsers and miniflare leave folders in the
+/// temporary directory when they are killed or when their disposal runs after the process that asked for it has
+/// exited: a few runs had left about 170 `org.chromium.Chromium.*` and 60 `miniflare-*` folders in /tmp. Under the
+/// system's temporary directory by a short name (`docauto-<pid>`): PulseAudio and Chromium put Unix sockets in the
+/// folders they make there, and a socket's path holds about 100 bytes.
+pub struct RunTmp {
+    /// The folder, until the run leaves it.
+    dir: Option<PathBuf>,
+    /// `TMPDIR` before the run, given back when it leaves.
+    outer: Option<OsString>,
+}
+
+impl RunTmp {
+    /// Makes the folder and sets `TMPDIR` to it for this process and its children. When the folder cannot be made,
+    /// says so and leaves `TMPDIR` as it is.
+    pub fn enter() -> Self {
+        let outer = std::env::var_os("TMPDIR");
+        let dir = std::env::temp_dir().join(format!("docauto-{}", std::process::id()));
+        match std::fs::create_dir_all(&dir) {
+            Ok(()) => {
+                std::env::set_var("TMPDIR", &dir);
+                Self {
+                    dir: Some(dir),
+                    outer,
+                }
+            }
+            Err(e) => {
+                println!(
+                    "xtask: cannot make {}: {e}; the run keeps the system's temporary directory",
+                    dir.display()
+                );
+                Self { dir: None, outer }
+            }
+        }
+    }
+
+    /// Gives `TMPDIR` back and removes the folder (also done when dropped). Says so if the removal failed.
+    pub fn leave(&mut self) {
+        let Some(dir) = self.dir.take() else {
+            return;
+        };
+        match &self.outer {
+            Some(outer) => std::env::set_var("TMPDIR", outer),
+            None => std::env::remove_var("TMPDIR"),
+        }
+        if let Err(e) = std::fs::remove_dir_all(&dir) {
+            if dir.exists() {
+                println!("xtask: cannot remove {}: {e}", dir.display());
+            }
+        }
+    }
+}
+
+impl Drop for RunTmp {
+    fn drop(&mut self) {
+        self.leave();
+    }
 }
 
 /// What a finished child left behind.
