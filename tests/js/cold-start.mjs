@@ -25,6 +25,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { TestSigner } from "docauto/testing";
 import { bundle } from "./bundle.mjs";
+import { importsOf, withoutComments } from "./common.mjs";
 import { cpuOf, workerdOnce, workerdServeOnce } from "./workerd-once.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -298,8 +299,9 @@ function entryFiles(app) {
   const follow = (file) => {
     if (files.has(file)) return;
     files.add(file);
-    const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
-    for (const m of code.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["'](\.\.?\/[^"']+)["']/g)) follow(join(dirname(file), m[1]));
+    for (const spec of importsOf(withoutComments(readFileSync(file, "utf8")))) {
+      if (spec.startsWith("./") || spec.startsWith("../")) follow(join(dirname(file), spec));
+    }
   };
   follow(join(app, "node_modules/docauto/webhooks/node.js"));
   const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;

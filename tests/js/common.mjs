@@ -8,6 +8,16 @@ export function loadFixtures() {
   return JSON.parse(readFileSync(FIXTURES_URL, "utf8"));
 }
 
+/** A JS module's text without its comments (block and whole-line): a doc comment may hold an import example. */
+export function withoutComments(text) {
+  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+}
+
+/** The specifiers that JS code (comments removed: [withoutComments]) imports, statically or with `import()`. */
+export function importsOf(code) {
+  return [...code.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]);
+}
+
 /** Prints the machine-readable count line that cargo xtask test sums. */
 export function report(suite, r) {
   console.log(`RESULT ${JSON.stringify({ suite, passed: r.passed, failed: r.failed })}`);

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Checks, assert } from "./suite.mjs";
-import { loadFixtures, report } from "./common.mjs";
+import { importsOf, loadFixtures, report, withoutComments } from "./common.mjs";
 
 const require = createRequire(import.meta.url);
 const t = new Checks(console.log);
@@ -107,10 +107,8 @@ await t.run("the entries a fresh process imports as they are (node.js: Node and 
   for (const entry of ENTRIES.filter((e) => e.name !== "docauto/emulator")) {
     for (const file of ["node.js", "deno.js"]) {
       // Code only: the glue's doc comments hold import examples.
-      const code = readFileSync(new URL(`../../pkg/${entry.dir}${file}`, import.meta.url), "utf8")
-        .replace(/\/\*[\s\S]*?\*\//g, "")
-        .replace(/^\s*\/\/.*$/gm, "");
-      const imported = [...code.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]);
+      const code = withoutComments(readFileSync(new URL(`../../pkg/${entry.dir}${file}`, import.meta.url), "utf8"));
+      const imported = importsOf(code);
       assert(imported.every((i) => i.startsWith("node:")), `${entry.dir}${file} imports ${imported.filter((i) => !i.startsWith("node:")).join(", ")}`);
       const urls = [...code.matchAll(/new URL\(\s*["'`]([^"'`]+)["'`]/g)].map((m) => m[1]);
       assert(urls.every((u) => u.startsWith("./wasm/")), `${entry.dir}${file} builds the URLs ${urls.join(", ")}`);
