@@ -16,7 +16,7 @@ pub const HEADING: &str = "## Cold start: `docauto/webhooks` against jose";
 /// Interleaved rounds (after one warm-up): the shared 2-core machine moves single starts by tens of ms, and a bare
 /// workerd start through miniflare (about 100 to 140 ms) by more than the 10 to 30 ms compared on top of it: at 15
 /// rounds, three runs on one idle morning put jose's workerd cost at +0.5, +11.7 and +14.4 ms over bare. A round
-/// takes about 3 s, so 41 rounds about two minutes.
+/// (seven starts in each of five ways) takes about 3.5 s, so 41 rounds between two and three minutes.
 const ROUNDS: &str = "41";
 
 /// Runs the cold-start bench and returns its markdown report.
