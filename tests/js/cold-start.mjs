@@ -97,23 +97,30 @@ function verifierScripts(input, runtime) {
 const sha = base64url.encode(digest);`;
   const digestNode = `const { createHash } = await import("node:crypto");
 const sha = createHash("sha256").update(body).digest("base64url");`;
+  // Ours: the package's verifier made from the static key set (every script of our side but `imported`).
+  const ours = `import { WebhookVerifier } from "docauto/webhooks";
+const v = new WebhookVerifier({ jwks: ${literal(jwks)}, now: ${NOW} });`;
+  // The rest of a delivery's checks once the token's payload is trusted, the same for jose and the floor: the body's
+  // SHA-256 (WebCrypto where it is the platform's, in workerd and Deno; node:crypto in Node and Bun, the faster of
+  // the two there, as the steady-state table measures jose) against `bodySha256`, the envelope against the claims.
+  const bodyChecks = `${runtime === "node" || runtime === "bun" ? digestNode : digestWeb}
+if (sha !== payload.bodySha256) throw new Error("body");
+const e = JSON.parse(body);
+if (e.eventId !== payload.eventId || e.type !== payload.type || e.processingId !== payload.processingId) throw new Error("claims");
+ANSWER(e.processingId);`;
   return {
-    verify: `import { WebhookVerifier } from "docauto/webhooks";
-const v = new WebhookVerifier({ jwks: ${literal(jwks)}, now: ${NOW} });
+    verify: `${ours}
 const e = await v.verify(${literal(body)}, ${literal(signature)});
 ANSWER(e.processingId);`,
     imported: `import { WebhookVerifier } from "docauto/webhooks";
 globalThis.__verifier = WebhookVerifier;
 ANSWER(${literal(EXPECTED)});`,
-    constructed: `import { WebhookVerifier } from "docauto/webhooks";
-globalThis.__verifier = new WebhookVerifier({ jwks: ${literal(jwks)}, now: ${NOW} });
+    constructed: `${ours}
+globalThis.__verifier = v;
 ANSWER(${literal(EXPECTED)});`,
-    // jose's SHA-256: WebCrypto where it is the platform's (workerd, Deno), node:crypto in Node and Bun (the faster
-    // of the two there, as the steady-state table measures jose).
     // The same first delivery through `verifySync`: p256 in wasm where the host's crypto is asynchronous (workerd,
     // Deno, Bun), so its first call instantiates the P-256 module and compiles its arithmetic.
-    verifySync: `import { WebhookVerifier } from "docauto/webhooks";
-const v = new WebhookVerifier({ jwks: ${literal(jwks)}, now: ${NOW} });
+    verifySync: `${ours}
 const e = v.verifySync(${literal(body)}, ${literal(signature)});
 ANSWER(e.processingId);`,
     jose: `import { base64url, createLocalJWKSet, jwtVerify } from "jose";
@@ -121,11 +128,7 @@ const body = ${literal(body)};
 const { payload } = await jwtVerify(${literal(signature)}, createLocalJWKSet(${literal(jwks)}), {
   algorithms: ["ES256"], issuer: "svc-process", currentDate: new Date(${NOW * 1000}),
 });
-${runtime === "node" || runtime === "bun" ? digestNode : digestWeb}
-if (sha !== payload.bodySha256) throw new Error("body");
-const e = JSON.parse(body);
-if (e.eventId !== payload.eventId || e.type !== payload.type || e.processingId !== payload.processingId) throw new Error("claims");
-ANSWER(e.processingId);`,
+${bodyChecks}`,
     // The floor of any verifier: the same checks with the platform alone and no library (the token cut by hand,
     // `atob`, `JSON.parse`, WebCrypto's key import and ECDSA check, the body's SHA-256 as jose's side takes it). What
     // jose or we cost over this is what the library costs a cold start.
@@ -143,11 +146,7 @@ const signed = new TextEncoder().encode(h + "." + p);
 if (!(await crypto.subtle.verify({ name: "ECDSA", hash: "SHA-256" }, key, bytes(s), signed))) throw new Error("signature");
 const payload = JSON.parse(new TextDecoder().decode(bytes(p)));
 if (payload.iss !== "svc-process" || !(payload.exp > ${NOW}) || !(payload.iat <= ${NOW} + 60)) throw new Error("claims");
-${runtime === "node" || runtime === "bun" ? digestNode : digestWeb}
-if (sha !== payload.bodySha256) throw new Error("body");
-const e = JSON.parse(body);
-if (e.eventId !== payload.eventId || e.type !== payload.type || e.processingId !== payload.processingId) throw new Error("claims");
-ANSWER(e.processingId);`,
+${bodyChecks}`,
   };
 }
 
