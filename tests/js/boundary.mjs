@@ -573,7 +573,11 @@ const NEVER_THROWS = [
   [/^(openCapture|flushCapture|later|afterAll|fetchUrl)\(|^const ret = closeCapture\(/, "capture.js: catches inside"],
   // The API client's own step objects, made by its promise.js (src/wasm/client, not a caller's value).
   [/^const ret = arg0\.(status|head|text|data|parsed|unread|read|kind|message|code);/, "the client's AttemptAnswer (promise.js)"],
-  [/^const ret = utf8Bytes\(arg1\); const ptr1 = passArray8ToWasm0\(ret, wasm\.__wbindgen_malloc\);/, "promise.js: TextEncoder.encode of the string JSON.stringify made (checked to be a string first)"],
+  // wasm-bindgen's own shims, which the `__wbg_` prefix of the unminified names left out: a cast of this module's
+  // value into a JS value (a closure, a number, a string, a view), and the externref table's first slots.
+  [/^\/\/ Cast intrinsic for `[^`]*`\. const ret = (arg0|getStringFromWasm0\(arg0, arg1\)|getArrayU8FromWasm0\(arg0, arg1\)|make(Mut)?Closure\(arg0, arg1, \w+\)); return ret;$/, "wasm-bindgen's casts of this module's values"],
+  [/^const table = wasm\.[\w$]+; table\.set\(0, undefined\);/, "wasm-bindgen's externref table, filled at instantiation"],
+  [/^const ret = utf8Bytes\(arg1\); const ptr1 = passArray8ToWasm0\(ret, wasm\.[\w$]+\);/, "promise.js: TextEncoder.encode of the string JSON.stringify made (checked to be a string first)"],
   [/^const ret = utf8Into\(arg0, getArrayU8FromWasm0\(arg1, arg2\)\); return ret;$/, "promise.js: TextEncoder.encodeInto of the string JSON.stringify made (checked to be a string first), into a view of this module's memory made in the same call"],
   [/^(let v0; .*)?const ret = (drive|sendStep|doneStep|failed)\(/, "the client's promise.js"],
 ];
@@ -586,7 +590,9 @@ await checks.run("every import of every module's glue that is not `catch` is one
     if (!existsSync(file)) continue;
     const glue = readFileSync(file, "utf8");
     const shims = glue.slice(glue.indexOf("function __wbg_get_imports"));
-    for (const m of shims.matchAll(/^\s{8}(__wbg_[\w]+): function\(([^)]*)\) \{\n([\s\S]*?)\n\s{8}\},?$/gm)) {
+    // Keys are the module's minified import names (xtask/src/minify.rs); a snippet's own functions are members
+    // `<key>: importN.<name>`, not shims, and are not matched.
+    for (const m of shims.matchAll(/^\s{8}([\w$]+): function\(([^)]*)\) \{\n([\s\S]*?)\n\s{8}\},?$/gm)) {
       imports++;
       const [, name, , text] = m;
       if (/handleError\(|try \{/.test(text)) continue;

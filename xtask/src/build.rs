@@ -1,5 +1,6 @@
 //! `cargo xtask build`: release wasm -> wasm-bindgen (web glue) -> wasm-opt -> entry files -> pkg/.
 
+use crate::minify;
 use crate::util::{self, root, step};
 use std::fs;
 use std::path::Path;
@@ -103,7 +104,9 @@ pub struct Entry {
 const WEBHOOKS_WASM_OPT: &[&str] = &["--one-caller-inline-max-function-size", "40"];
 
 /// A second module of an entry: `docauto/webhooks`' P-256 check (`docauto-webhooks-p256.wasm`, feature
-/// `webhooks-p256`), asked only where no host crypto answers, so most cold starts never compile it.
+/// `webhooks-p256`), asked only where no host crypto answers, so most cold starts never instantiate it. Where the
+/// entry reads the file on first use (Node, Deno, Bun) they never compile it either; workerd compiles every module of
+/// a Worker at its start, imported or not (about 0.8 ms of a cold start for this one, BENCHMARKS.md's sixth pass).
 pub struct Companion {
     /// File name of the module, under the entry's `wasm/`.
     pub module: &'static str,
@@ -559,10 +562,23 @@ fn build_module(r: &Path, m: &Module<'_>, wasm_dir: &Path) -> Result<String, Str
     let produced = format!("{}_bg.wasm", m.out_name);
     fs::rename(wasm_dir.join(&produced), &wasm)
         .map_err(|e| format!("cannot rename the module to {}: {e}", m.file))?;
-    wasm_opt(&wasm, WASM_OPT_LEVEL, m.wasm_opt)?;
+    let printed = wasm_opt(
+        &wasm,
+        WASM_OPT_LEVEL,
+        &[m.wasm_opt, &[minify::MINIFY]].concat(),
+    )?;
+    let names = minify::names(&wasm, &printed)?;
     let glue_path = wasm_dir.join(format!("{}.js", m.out_name));
     let glue_js = patch_glue(&read(&glue_path)?, &produced, m.file)?;
+    let glue_js = minify::rename_glue(&glue_js, &names, &format!("./{}_bg.js", m.out_name))?;
     write(&glue_path, &glue_js)?;
+    // The declarations of the module's exports: the glue's `InitOutput` (hidden by every entry) takes the new names,
+    // and wasm-bindgen's `<out>_bg.wasm.d.ts` (the raw exports, for a bundler's wasm-ESM integration, which no entry
+    // uses) is not shipped.
+    let dts_path = wasm_dir.join(format!("{}.d.ts", m.out_name));
+    let dts = minify::rename_init_output(&read(&dts_path)?, &names)?;
+    write(&dts_path, &dts)?;
+    let _ = fs::remove_file(wasm_dir.join(format!("{}_bg.wasm.d.ts", m.out_name)));
     Ok(glue_js)
 }
 
@@ -762,8 +778,9 @@ fn link_into_node_modules(r: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot link node_modules/docauto: {e}"))
 }
 
-/// Runs the npm binaryen's wasm-opt (never /usr/bin/wasm-opt, which breaks this output) in place.
-pub fn wasm_opt(wasm: &Path, level: &str, options: &[&str]) -> Result<(), String> {
+/// Runs the npm binaryen's wasm-opt (never /usr/bin/wasm-opt, which breaks this output) in place; returns what it
+/// printed (the list of names of [`minify::MINIFY`]).
+pub fn wasm_opt(wasm: &Path, level: &str, options: &[&str]) -> Result<String, String> {
     let r = root();
     let tool = r.join("node_modules/.bin/wasm-opt");
     if !tool.exists() {
@@ -772,7 +789,7 @@ pub fn wasm_opt(wasm: &Path, level: &str, options: &[&str]) -> Result<(), String
     let tmp = wasm.with_extension("opt.wasm");
     let shown = [&[level][..], options].concat().join(" ");
     step(&format!("wasm-opt {shown} (binaryen from npm)"));
-    util::run(
+    let done = util::run_capture(
         Command::new(&tool)
             .arg(level)
             .args(options)
@@ -783,8 +800,16 @@ pub fn wasm_opt(wasm: &Path, level: &str, options: &[&str]) -> Result<(), String
             .arg("-o")
             .arg(&tmp),
         Duration::from_secs(5 * 60),
+        false,
     )?;
-    fs::rename(&tmp, wasm).map_err(|e| format!("cannot replace {}: {e}", wasm.display()))
+    if !done.ok() {
+        return Err(format!(
+            "wasm-opt {shown} failed (exit {:?}):\n{}",
+            done.code, done.output
+        ));
+    }
+    fs::rename(&tmp, wasm).map_err(|e| format!("cannot replace {}: {e}", wasm.display()))?;
+    Ok(done.output)
 }
 
 /// Names declared as `export <kind> Name` at the start of a line, minus the init machinery.

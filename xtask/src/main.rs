@@ -6,6 +6,7 @@ mod cold_start;
 mod demo;
 mod fuzz;
 mod install;
+mod minify;
 mod page_proxy;
 mod test;
 mod util;

@@ -35,7 +35,9 @@ function findFile(dir, name) {
  */
 export async function wasmMemoryBytes() {
   const glue = await import(pathToFileURL(join(glueDir(), "docauto.js")).href);
-  return glue.initSync().memory.buffer.byteLength;
+  // The module's exports have minified names (xtask/src/minify.rs): its memory is the one Memory among them.
+  const memory = Object.values(glue.initSync()).find((v) => v instanceof WebAssembly.Memory);
+  return memory.buffer.byteLength;
 }
 
 /** The glue folder the SDK is loaded from: `DOCAUTO_GLUE_DIR`, else the built package's `wasm/`. */
