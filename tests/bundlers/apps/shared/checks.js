@@ -25,7 +25,11 @@ export async function runChecks(entries, api) {
       lines.push(`ok   ${name}`);
     } catch (e) {
       failed++;
-      lines.push(`FAIL ${name}: ${e && e.stack ? e.stack : e}`);
+      // JavaScriptCore's `stack` holds the frames only: the name, code and message come first, or WebKit's failure
+      // is a list of wasm frames without its cause.
+      const head = e instanceof Error ? `${e.name}${e.code ? ` [${e.code}]` : ""}: ${e.message}` : String(e);
+      const frames = e && e.stack ? String(e.stack).replace(`${e.name}: ${e.message}\n`, "") : "";
+      lines.push(`FAIL ${name}: ${head}${frames ? `\n${frames}` : ""}`);
     }
   };
   const assert = (cond, msg) => {
