@@ -728,12 +728,14 @@ fn patch_glue(glue: &str, produced: &str, module: &str) -> Result<String, String
     )
 }
 
-/// `text` with the one occurrence of `from` replaced; an error when there is none or more than one.
-fn replace_once(text: &str, from: &str, to: &str) -> Result<String, String> {
+/// `text` with the one occurrence of `from` replaced; an error when there is none or more than one. Every edit of
+/// the glue goes through it: [`patch_glue`] and the renaming of [`minify::rename_glue`].
+pub(crate) fn replace_once(text: &str, from: &str, to: &str) -> Result<String, String> {
     match text.matches(from).count() {
         1 => Ok(text.replacen(from, to, 1)),
         n => Err(format!(
-            "the wasm-bindgen glue holds {n} occurrences of `{from}` (expected 1): update xtask/src/build.rs patch_glue"
+            "the wasm-bindgen glue holds {n} occurrences of `{from}` (expected 1): update xtask/src/build.rs \
+             (patch_glue) or xtask/src/minify.rs (rename_glue) for its layout"
         )),
     }
 }

@@ -8,6 +8,7 @@
 //! object (a snippet's function becomes a member `<new>: importN.<name>`), the one module of that object, and its
 //! `wasm.<export>` reads. The webhook module is 2.4 KiB gzip -9 smaller for it (BENCHMARKS.md, sixth pass).
 
+use crate::build::replace_once;
 use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
@@ -176,15 +177,11 @@ pub fn rename_glue(glue: &str, names: &Names, bg: &str) -> Result<String, String
     let mut members = String::new();
     for (module, name, new) in &names.imports {
         if module == bg {
-            let key = format!("\n        {name}: ");
-            match text.matches(&key).count() {
-                1 => text = text.replacen(&key, &format!("\n        {new}: "), 1),
-                n => {
-                    return Err(format!(
-                        "the glue's import object has {n} members {name} (expected 1)"
-                    ))
-                }
-            }
+            text = replace_once(
+                &text,
+                &format!("\n        {name}: "),
+                &format!("\n        {new}: "),
+            )?;
         } else {
             let namespace = namespaces
                 .get(module)
@@ -192,10 +189,7 @@ pub fn rename_glue(glue: &str, names: &Names, bg: &str) -> Result<String, String
             members.push_str(&format!("        {new}: {namespace}.{name},\n"));
         }
     }
-    match text.matches(OBJECT).count() {
-        1 => text = text.replacen(OBJECT, &format!("{OBJECT}{members}"), 1),
-        n => return Err(format!("the glue holds {n} import objects (expected 1)")),
-    }
+    let text = replace_once(&text, OBJECT, &format!("{OBJECT}{members}"))?;
     Ok(rename_reads(&text, "wasm.", &names.exports))
 }
 
