@@ -34,20 +34,22 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::platform::{self, Subtle};
+use super::platform::Subtle;
 use crate::webhook::jwk::PublicKey;
 use crate::webhook::jws::CompactJws;
 
 #[wasm_bindgen(module = "/src/wasm/host_crypto.js")]
 extern "C" {
-    /// Starts importing a JWK as a verification key: the entry `verify_with` takes (host_crypto.js).
+    /// `globalThis.crypto.subtle`, when the runtime has it (host_crypto.js).
+    #[wasm_bindgen(catch, js_name = hostSubtle)]
+    fn host_subtle() -> Result<JsValue, JsValue>;
+    /// Starts importing a point `x || y` as a verification key: the entry `verify_with` takes (host_crypto.js).
     #[wasm_bindgen(catch, js_name = importKey)]
-    fn import_key(subtle: &Subtle, jwk: &JsValue, params: &JsValue) -> Result<JsValue, JsValue>;
+    fn import_key(subtle: &Subtle, point: &[u8]) -> Result<JsValue, JsValue>;
     /// WebCrypto's verdict under an entry of `import_key`, once its import has finished (host_crypto.js).
     #[wasm_bindgen(catch, js_name = verifyWith)]
     fn verify_with(
         subtle: &Subtle,
-        params: &JsValue,
         entry: &JsValue,
         signature: &[u8],
         data: &[u8],
@@ -56,17 +58,19 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = verifyAndDigest)]
     fn verify_and_digest(
         subtle: &Subtle,
-        params: &JsValue,
         entry: &JsValue,
         signature: &[u8],
         data: &[u8],
         body: &[u8],
     ) -> Result<js_sys::Promise, JsValue>;
+    /// `node:crypto`'s verify options (`{ key, dsaEncoding }`) for a point `x || y` (host_crypto.js).
+    #[wasm_bindgen(catch, js_name = nodeKey)]
+    fn node_key(crypto: &NodeCrypto, point: &[u8]) -> Result<JsValue, JsValue>;
 }
 
 #[wasm_bindgen]
 extern "C" {
-    /// The part of `node:crypto` used here: `verify`, `createPublicKey` and `hash`.
+    /// The part of `node:crypto` used here: `verify` and `hash` (and `createPublicKey`, in host_crypto.js).
     #[derive(Clone)]
     pub type NodeCrypto;
     #[wasm_bindgen(catch, method, js_name = verify)]
@@ -91,8 +95,6 @@ extern "C" {
         data: &[u8],
         encoding: &JsValue,
     ) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, method, js_name = createPublicKey)]
-    fn create_public_key(this: &NodeCrypto, key: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 #[derive(Clone)]
@@ -101,6 +103,9 @@ struct Handed {
     for_verify: bool,
     /// Whether it has `hash` (Node 20.12+, Bun, Deno); without it bodies are copied and hashed in wasm.
     hashes: bool,
+    /// The arguments of `verify` and `hash`: `"sha256"` and `"buffer"`.
+    sha256: JsValue,
+    buffer: JsValue,
 }
 
 thread_local! {
@@ -162,13 +167,15 @@ pub fn use_node_crypto(crypto: JsValue, for_verify: bool) {
         crypto: crypto.unchecked_into(),
         for_verify,
         hashes,
+        sha256: JsValue::from_str("sha256"),
+        buffer: JsValue::from_str("buffer"),
     });
     NODE_CRYPTO.with(|n| *n.borrow_mut() = handed);
 }
 
 /// Which host checks a signature.
 enum Host<'a> {
-    Node(&'a NodeCrypto),
+    Node(&'a Handed),
     WebCrypto(&'a Subtle),
     Wasm,
 }
@@ -230,10 +237,6 @@ pub struct HostCrypto {
     subtle: Option<Subtle>,
     node_keys: KidMap,
     crypto_keys: KidMap,
-    sha256: JsValue,
-    buffer: JsValue,
-    verify_params: JsValue,
-    import_params: JsValue,
 }
 
 impl HostCrypto {
@@ -241,27 +244,20 @@ impl HostCrypto {
     pub fn detect() -> Self {
         Self {
             node: NODE_CRYPTO.with(|n| n.borrow().clone()),
-            subtle: platform::subtle(),
+            subtle: host_subtle()
+                .ok()
+                .filter(JsValue::is_object)
+                .map(JsCast::unchecked_into),
             node_keys: KidMap::default(),
             crypto_keys: KidMap::default(),
-            sha256: JsValue::from_str("sha256"),
-            buffer: JsValue::from_str("buffer"),
-            verify_params: platform::object(&[
-                ("name", "ECDSA".into()),
-                ("hash", "SHA-256".into()),
-            ]),
-            import_params: platform::object(&[
-                ("name", "ECDSA".into()),
-                ("namedCurve", "P-256".into()),
-            ]),
         }
     }
 
     /// The decision: who answers for a call of this kind.
     fn host(&self, call: Call) -> Host<'_> {
         match (&self.node, &self.subtle, call) {
-            (Some(node), _, Call::Sync) => Host::Node(&node.crypto),
-            (Some(node), _, Call::Async) if node.for_verify => Host::Node(&node.crypto),
+            (Some(node), _, Call::Sync) => Host::Node(node),
+            (Some(node), _, Call::Async) if node.for_verify => Host::Node(node),
             (_, Some(subtle), Call::Async) => Host::WebCrypto(subtle),
             _ => Host::Wasm,
         }
@@ -313,25 +309,14 @@ impl HostCrypto {
         let (entry, started) = self.crypto_key(subtle, key)?;
         let signature = token.signature_bytes();
         match body {
-            Some(body) if started => verify_and_digest(
-                subtle,
-                &self.verify_params,
-                &entry,
-                &signature,
-                token.signing_input(),
-                body,
-            )
-            .ok()
-            .map(PendingAnswer::Digesting),
-            _ => verify_with(
-                subtle,
-                &self.verify_params,
-                &entry,
-                &signature,
-                token.signing_input(),
-            )
-            .ok()
-            .map(PendingAnswer::Verdict),
+            Some(body) if started => {
+                verify_and_digest(subtle, &entry, &signature, token.signing_input(), body)
+                    .ok()
+                    .map(PendingAnswer::Digesting)
+            }
+            _ => verify_with(subtle, &entry, &signature, token.signing_input())
+                .ok()
+                .map(PendingAnswer::Verdict),
         }
     }
 
@@ -342,8 +327,7 @@ impl HostCrypto {
         if let Some(entry) = self.crypto_keys.get(key.kid()) {
             return Some((entry, false));
         }
-        let jwk = super::interop::json_to_js(&key.to_jwk());
-        let entry = import_key(subtle, &jwk, &self.import_params).ok()?;
+        let entry = import_key(subtle, key.point()).ok()?;
         self.crypto_keys.insert(key.kid(), entry.clone());
         Some((entry, true))
     }
@@ -358,22 +342,27 @@ impl HostCrypto {
         self.hasher().is_some()
     }
 
-    fn hasher(&self) -> Option<&NodeCrypto> {
-        self.node.as_ref().filter(|n| n.hashes).map(|n| &n.crypto)
+    fn hasher(&self) -> Option<&Handed> {
+        self.node.as_ref().filter(|n| n.hashes)
     }
 
     /// SHA-256 of a body kept in JS (a string or an ArrayBuffer view), by `node:crypto`; `None` without it or when
     /// it throws (the caller then copies the body into wasm and hashes it there).
     pub fn digest_kept(&self, body: &JsValue) -> Option<[u8; 32]> {
         let node = self.hasher()?;
-        digest_bytes(node.node_hash(&self.sha256, body, &self.buffer).ok()?)
+        digest_bytes(
+            node.crypto
+                .node_hash(&node.sha256, body, &node.buffer)
+                .ok()?,
+        )
     }
 
     /// SHA-256 of a body already in wasm memory, by `node:crypto` (reading it in place); `None` without it.
     pub fn digest_copied(&self, body: &[u8]) -> Option<[u8; 32]> {
         let node = self.hasher()?;
         digest_bytes(
-            node.node_hash_bytes(&self.sha256, body, &self.buffer)
+            node.crypto
+                .node_hash_bytes(&node.sha256, body, &node.buffer)
                 .ok()?,
         )
     }
@@ -384,33 +373,25 @@ impl HostCrypto {
         self.crypto_keys.clear();
     }
 
-    fn node_answer(
-        &self,
-        node: &NodeCrypto,
-        key: &PublicKey,
-        token: &CompactJws<'_>,
-    ) -> Option<bool> {
+    fn node_answer(&self, node: &Handed, key: &PublicKey, token: &CompactJws<'_>) -> Option<bool> {
         let cached = self.node_keys.get(key.kid());
         let options = match cached {
             Some(options) => options,
             None => {
-                let jwk = super::interop::json_to_js(&key.to_jwk());
-                let spec = platform::object(&[("key", jwk), ("format", "jwk".into())]);
-                let key_object = node.create_public_key(&spec).ok()?;
-                let options =
-                    platform::object(&[("key", key_object), ("dsaEncoding", "ieee-p1363".into())]);
+                let options = node_key(&node.crypto, key.point()).ok()?;
                 self.node_keys.insert(key.kid(), options.clone());
                 options
             }
         };
-        node.node_verify(
-            &self.sha256,
-            token.signing_input(),
-            &options,
-            &token.signature_bytes(),
-        )
-        .ok()?
-        .as_bool()
+        node.crypto
+            .node_verify(
+                &node.sha256,
+                token.signing_input(),
+                &options,
+                &token.signature_bytes(),
+            )
+            .ok()?
+            .as_bool()
     }
 
     async fn webcrypto_answer(&self, key: &PublicKey, token: &CompactJws<'_>) -> Option<bool> {

@@ -76,6 +76,31 @@ export function outcome(value) {
   return new Promise((resolve) => resolve(value)).then((v) => [true, v], (e) => [false, e]);
 }
 
+/**
+ * The plain-data part of an options object as JSON text, for the core's options decoder (interop.rs's
+ * `plain_options_text`): a copy without prototype of its own enumerable members (`Object.assign`: every getter runs
+ * once, here), without the `handles` (a comma-separated list of names: the JS functions and objects the host keeps).
+ * A non-finite number (which JSON cannot carry, and which would otherwise read as "not given") becomes the string
+ * `"NaN"` or `"Infinity"`, so the core reports it as the wrong type at its name. `undefined` when copying or
+ * `JSON.stringify` throws (a getter, a Proxy trap, a cycle, a `BigInt`, a `toJSON`), or a data member is a function
+ * or a symbol. One call for what took the wasm side about twenty crossings (issue 31).
+ */
+export function plainOptionsText(options, handles) {
+  try {
+    const data = Object.assign(Object.create(null), options);
+    for (const name of handles === "" ? [] : handles.split(",")) delete data[name];
+    for (const name of Object.keys(data)) {
+      const value = data[name];
+      if (typeof value === "function" || typeof value === "symbol") return undefined;
+      if (typeof value === "number" && !Number.isFinite(value)) data[name] = Number.isNaN(value) ? "NaN" : "Infinity";
+    }
+    const text = JSON.stringify(data);
+    return typeof text === "string" ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A fencing token: a random UUID (`crypto.randomUUID`), or 32 hex digits of `crypto.getRandomValues` or `Math.random`
  * where the runtime lacks it (a page outside a secure context has no `randomUUID`). Unique, not secret. */
 export function token() {

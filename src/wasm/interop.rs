@@ -38,6 +38,9 @@ extern "C" {
     pub fn outcome(value: &JsValue) -> js_sys::Promise;
     /// A new fencing token for a dedupe claim, a string (see `interop.js`; it catches inside).
     pub fn token() -> JsValue;
+    /// The data options as JSON text, or `None` (see `interop.js`; it catches inside).
+    #[wasm_bindgen(js_name = plainOptionsText)]
+    fn plain_options_js(options: &JsValue, handles: &str) -> Option<String>;
     /// A `Uint8Array` of this module's making, whose `length` is read as a number (js-sys's `length()` is a `u32`:
     /// 4 GiB and more would wrap).
     type OwnBytes;
@@ -243,33 +246,9 @@ pub fn key_set_json(value: &JsValue) -> Result<Json, ()> {
 /// # Errors
 /// As [`plain_options`].
 pub fn plain_options_text(options: &JsValue, handles: &[&str]) -> Result<String, ()> {
-    let data = plain_copy(options)?;
-    for name in handles {
-        let _ = Reflect::delete_property(
-            data.unchecked_ref::<js_sys::Object>(),
-            &JsValue::from_str(name),
-        );
-    }
-    // The copy is a plain object of data members: reading it runs no code of the caller's.
-    let names = own_names(&data)?;
-    for name in &names {
-        if let Some(n) = option(&data, name).as_f64().filter(|n| !n.is_finite()) {
-            let text = if n.is_nan() { "NaN" } else { "Infinity" };
-            let _ = Reflect::set(&data, &name.into(), &text.into());
-        }
-    }
-    // Through JSON text rather than serde-wasm-bindgen: each module reads it with the crate's JSON reader, and the
-    // webhook-only module stays 20+ KB (gzip) smaller without a deserializer of JS values.
-    if names.iter().any(|name| {
-        let value = option(&data, name);
-        value.is_function() || value.is_symbol()
-    }) {
-        return Err(());
-    }
-    super::platform::json_stringify(&data)
-        .ok()
-        .and_then(|t| t.as_string())
-        .ok_or(())
+    // In JS, one call: the copy, the handles' removal, the non-finite numbers and the text (interop.js).
+    debug_assert!(handles.iter().all(|h| !h.is_empty() && !h.contains(',')));
+    plain_options_js(options, &handles.join(",")).ok_or(())
 }
 
 /// A JSON value as the JS value `JSON.parse` would give, built member by member: no JSON text is written, so the

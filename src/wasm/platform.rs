@@ -43,16 +43,8 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
     pub fn object_keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
 
-    /// `crypto.subtle`.
+    /// `crypto.subtle`, called in host_crypto.js.
     pub type Subtle;
-    #[wasm_bindgen(catch, method, js_name = verify)]
-    pub fn verify(
-        this: &Subtle,
-        algorithm: &JsValue,
-        key: &JsValue,
-        signature: &[u8],
-        data: &[u8],
-    ) -> Result<Promise, JsValue>;
 
     /// A Fetch API `Headers` (or anything with `get(name)`). Its answer is taken as a JS value and read only when it
     /// is a string: wasm-bindgen's string return would copy whatever `length` a hostile object claims.
@@ -117,17 +109,6 @@ extern "C" {
     fn new_response(body: &str, init: &JsValue) -> Result<ResponseLike, JsValue>;
     #[wasm_bindgen(catch, js_namespace = console, js_name = error)]
     fn console_error(message: &str, error: &JsValue) -> Result<(), JsValue>;
-}
-
-/// `globalThis.crypto.subtle`, when the runtime has it (browsers expose it only in secure contexts).
-pub fn subtle() -> Option<Subtle> {
-    let crypto = Reflect::get(&js_sys::global(), &"crypto".into())
-        .ok()
-        .filter(|v| v.is_object())?;
-    let subtle = Reflect::get(&crypto, &"subtle".into())
-        .ok()
-        .filter(|v| v.is_object())?;
-    Some(subtle.unchecked_into())
 }
 
 /// The UTF-8 text of an ArrayBuffer view, decoded in JS: `None` when it is not valid UTF-8. A leading BOM is kept
