@@ -16,7 +16,7 @@ import { DocAuto } from "docauto";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { report } from "./common.mjs";
 import { Checks, assert } from "./suite.mjs";
 
@@ -604,5 +604,51 @@ await checks.run("every import of every module's glue that is not `catch` is one
   assert(imports > 100, `only ${imports} imports found: has the glue's layout changed?`);
   assert(unexplained.size === 0, `imports that may throw unwrapped: ${[...unexplained].join(" | ")}`);
 });
+
+// A cold start pays for every crossing of its first delivery: each import the glue calls for the first time is a JS
+// function V8 compiles, and each call a transition (issue 31). Counted by wrapping every import of a fresh instance
+// (the next `new WebAssembly.Instance`), from the constructor to the verified event: before issue 31's seventh pass
+// 145 crossings with WebCrypto answering (37 distinct imports) and 158 with node:crypto (the key handed to the host
+// as a JWK object built a member at a time, the algorithm objects likewise, the options' copy made in ~20 calls);
+// 62 and 65 after it.
+const CROSSINGS_BUDGET = 80;
+function countCrossings() {
+  const Instance = WebAssembly.Instance;
+  const count = { calls: 0, imports: new Set() };
+  WebAssembly.Instance = function (module, imports) {
+    WebAssembly.Instance = Instance;
+    for (const namespace of Object.values(imports)) {
+      for (const [name, f] of Object.entries(namespace)) {
+        if (typeof f !== "function") continue;
+        namespace[name] = function (...args) {
+          count.calls++;
+          count.imports.add(name);
+          return f.apply(this, args);
+        };
+      }
+    }
+    return new Instance(module, imports);
+  };
+  return count;
+}
+for (const [host, load] of [
+  ["WebCrypto (the web glue, as workerd, Deno, Bun and browsers run it)", async (pkg) => {
+    const glue = await import(`${pathToFileURL(`${pkg}webhooks/wasm/docauto.js`)}?crossings`);
+    glue.initSync({ module: readFileSync(`${pkg}webhooks/wasm/docauto-webhooks.wasm`) });
+    return glue.WebhookVerifier;
+  }],
+  ["node:crypto (the Node entry)", async (pkg) => (await import(`${pathToFileURL(`${pkg}webhooks/node.js`)}?crossings`)).WebhookVerifier],
+]) {
+  await checks.run(`a fresh verifier's construction and first delivery cross the boundary at most ${CROSSINGS_BUDGET} times, ${host}`, async () => {
+    const count = countCrossings();
+    const Verifier = await load(fileURLToPath(new URL("../../pkg/", import.meta.url)));
+    assert(count.calls > 0, "no import was counted: the entry did not instantiate through WebAssembly.Instance");
+    const { body, token, eventId } = await mint();
+    const event = await new Verifier({ jwks, now: NOW }).verify(body, token);
+    assert(event.eventId === eventId, `verified ${event.eventId}`);
+    console.log(`  ${count.calls} crossings, ${count.imports.size} distinct imports`);
+    assert(count.calls <= CROSSINGS_BUDGET, `${count.calls} crossings (${count.imports.size} distinct imports)`);
+  });
+}
 
 report("wasm boundary: hostile JS values (node)", checks);
