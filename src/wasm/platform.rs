@@ -37,6 +37,7 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = JSON, js_name = stringify)]
     pub fn json_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
     /// `Object.assign(target, source)`: runs the source's getters (and a `Proxy`'s traps), which may throw.
+    #[cfg(feature = "testing")]
     #[wasm_bindgen(catch, js_namespace = Object, js_name = assign)]
     pub fn object_assign(target: &JsValue, source: &JsValue) -> Result<JsValue, JsValue>;
     /// `Object.keys(value)`: runs a `Proxy`'s traps, which may throw.

@@ -9,13 +9,6 @@ use crate::client::polling::Until;
 use crate::client::{self, ApiError, CallOptions};
 use crate::wasm::{interop, platform};
 
-#[wasm_bindgen]
-extern "C" {
-    /// `Object.keys`, which a `Proxy` trap can make throw: caught here.
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
-    fn object_keys(object: &JsValue) -> Result<js_sys::Array, JsValue>;
-}
-
 #[wasm_bindgen(module = "/src/wasm/client/promise.js")]
 extern "C" {
     /// A string as UTF-8 bytes (the runtime's `TextEncoder`, then one copy into wasm).
@@ -77,7 +70,7 @@ pub fn call_options(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions, 
             RawOption::Other
         })
     };
-    let names = object_keys(options)
+    let names = platform::object_keys(options)
         .map_err(|_| unreadable("options"))?
         .iter()
         .filter_map(|k| k.as_string())
