@@ -533,7 +533,7 @@ impl Call {
                 self,
                 format!(
                     "the API answered {status} redirecting to another origin ({to}); not followed: the key, the \
-                     headers and the body stay with base_url"
+                     headers and the body stay with baseUrl"
                 ),
             );
             return;
@@ -664,10 +664,9 @@ impl Call {
         ) {
             RetryDecision::Retry { delay_ms } => {
                 self.log(LogLevel::Warn, |label| {
+                    let status = err.status.map(|s| format!("{s} ")).unwrap_or_default();
                     format!(
-                        "{} failed with {} {}; retrying in {delay_ms} ms",
-                        label,
-                        err.status.map(|s| s.to_string()).unwrap_or_default(),
+                        "{label} failed with {status}{}; retrying in {delay_ms} ms",
                         err.code
                     )
                 });

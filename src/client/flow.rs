@@ -27,7 +27,7 @@ use super::output::{OutputPlanner, OutputStep};
 use super::pagination::Page;
 use super::polling::{PollPlanner, PollStep, PollTiming};
 use super::request::{HttpRequest, RequestSpec, Target};
-use super::{files, retry, runs, ClientConfig};
+use super::{files, retry, runs, ClientConfig, LogLevel};
 
 /// What the host does with the body of a 2xx answer of a [`Step::Send`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,6 +212,20 @@ fn aborted_error() -> ApiError {
 }
 
 impl Flow {
+    /// A log line of the flow itself (not of one call) at `warn`, kept when the configured level lets it through.
+    fn warn(&mut self, message: String) {
+        let shown = self
+            .chain
+            .as_ref()
+            .is_some_and(|chain| LogLevel::Warn <= chain.0.log_level);
+        if shown {
+            self.logs.push(LogRecord {
+                level: LogLevel::Warn,
+                message,
+            });
+        }
+    }
+
     fn with(
         config: &ClientConfig,
         options: &CallOptions,
@@ -550,6 +564,9 @@ impl Flow {
                     (body, _) => body.clone(),
                 };
                 planner.on_answer(&body, timing);
+                if let Some(notice) = planner.take_notice() {
+                    self.warn(notice);
+                }
                 Stage::Poll {
                     planner,
                     sent_at,

@@ -94,6 +94,10 @@ pub struct PollPlanner {
     early_polls: u32,
     last_status: Option<String>,
     deadline_ms: Option<u64>,
+    /// A notice for the caller's log, taken by [`PollPlanner::take_notice`].
+    notice: Option<String>,
+    /// Whether the notice of a wait blocked on a person was given (once per wait).
+    noticed_person: bool,
 }
 
 /// What the driver measured around one poll, for [`PollPlanner::on_answer`].
@@ -190,6 +194,8 @@ impl PollPlanner {
             early_polls: 0,
             last_status: None,
             deadline_ms: None,
+            notice: None,
+            noticed_person: false,
         }
     }
 
@@ -282,6 +288,7 @@ impl PollPlanner {
                 }
             }
             Verdict::PollLater => {
+                self.notice_person(status);
                 let (first, max) = match self.target {
                     Target::File => (FILE_FIRST_MS, FILE_MAX_MS),
                     _ => (IDLE_FIRST_MS, IDLE_MAX_MS),
@@ -318,6 +325,37 @@ impl PollPlanner {
         } else {
             State::Sleeping(delay)
         };
+    }
+
+    /// A wait for the end of a run that stopped on a person (an agent run `waiting`, a sign run `needs_input`) may
+    /// last days, and without a deadline nothing else says so: the first time, a notice for the caller's log.
+    fn notice_person(&mut self, status: &str) {
+        let blocked = matches!(
+            (self.target, status),
+            (Target::AgentRun, "waiting") | (Target::Run, "needs_input")
+        );
+        if !blocked
+            || self.noticed_person
+            || self.until != Until::Finished
+            || self.deadline_ms.is_some()
+        {
+            return;
+        }
+        self.noticed_person = true;
+        let what = match self.target {
+            Target::AgentRun => "is waiting on a person (an approval or a human task)",
+            _ => "needs input (a signature envelope is open)",
+        };
+        self.notice = Some(format!(
+            "{} {what}: waitFor keeps waiting until it finishes, which can take days; pass until: \"settled\" to \
+             return now, or deadlineMs to bound the wait",
+            self.spec.label()
+        ));
+    }
+
+    /// The notice of the last answer, for the log at `warn` (at most one per wait).
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.notice.take()
     }
 
     fn classify(&self, status: &str) -> Verdict {

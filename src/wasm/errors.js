@@ -90,16 +90,18 @@ export class APIUserAbortError extends APIError {
   constructor(message, fields) { super(message, fields); this.name = "APIUserAbortError"; }
 }
 
-/** A webhook that failed verification; `code` says why. */
+/** A webhook that failed verification; `code` says why, `status` what to answer the sender. */
 export class WebhookVerificationError extends Error {
   /**
    * @param {string} code
    * @param {string} message
+   * @param {number} [status] the HTTP status to answer with (the verifier sets it by `code`; 400 when not given)
    */
-  constructor(code, message) {
+  constructor(code, message, status = 400) {
     super(message);
     this.name = "WebhookVerificationError";
     this.code = code;
+    this.status = status;
   }
 }
 
@@ -139,9 +141,10 @@ export function createApiError(className, message, fields) {
  * Builds a `WebhookVerificationError`. Used by the wasm glue.
  * @param {string} code
  * @param {string} message
+ * @param {number} status
  */
-export function createWebhookError(code, message) {
-  return new WebhookVerificationError(code, message);
+export function createWebhookError(code, message, status) {
+  return new WebhookVerificationError(code, message, status);
 }
 
 /**

@@ -17,7 +17,7 @@ use crate::webhook::{ErrorCode, WebhookError};
 #[wasm_bindgen(module = "/src/wasm/errors.js")]
 extern "C" {
     #[wasm_bindgen(js_name = createWebhookError)]
-    fn create_webhook_error(code: &str, message: &str) -> JsValue;
+    fn create_webhook_error(code: &str, message: &str, status: u16) -> JsValue;
     #[wasm_bindgen(js_name = createApiError)]
     fn create_api_error(class_name: &str, message: &str, fields: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = createRealtimeError)]
@@ -53,10 +53,10 @@ pub fn realtime_error(code: &str, message: &str, retryable: bool) -> JsValue {
     create_realtime_error(code, message, retryable)
 }
 
-/// A `WebhookVerificationError` (the class of `errors.js`: `name` "WebhookVerificationError", a stable `code`);
-/// the message is the core's static text.
-pub fn coded_error(code: &str, message: &str) -> JsValue {
-    create_webhook_error(code, message)
+/// A `WebhookVerificationError` (the class of `errors.js`: `name` "WebhookVerificationError", a stable `code`,
+/// the `status` to answer the sender with); the message is the core's static text.
+fn coded_error(code: &str, message: &str, status: u16) -> JsValue {
+    create_webhook_error(code, message, status)
 }
 
 /// An instance of the `errors.js` class `class_name` (`APIError` or a subclass) with `fields`
@@ -67,7 +67,7 @@ pub fn api_error(class_name: &str, message: &str, fields: &JsValue) -> JsValue {
 
 /// A webhook failure as a JS `WebhookVerificationError`.
 pub fn webhook_error(e: WebhookError) -> JsValue {
-    coded_error(e.code().as_str(), &e.to_string())
+    coded_error(e.code().as_str(), &e.to_string(), e.code().http_status())
 }
 
 /// A webhook failure of `code` with a static explanation.

@@ -113,11 +113,17 @@ export interface WebhookVerifierOptions extends WebhookVerifierDataOptions {
   dedupe?: boolean | WebhookDedupeStore;
 }
 
-/** The error a failed verification rejects (or throws) with; `code` says why. */
+/** The error a failed verification rejects (or throws) with; `code` says why, `status` what to answer. */
 export declare class WebhookVerificationError extends Error {
-  constructor(code: WebhookErrorCode, message: string);
+  constructor(code: WebhookErrorCode, message: string, status?: number);
   name: "WebhookVerificationError";
   code: WebhookErrorCode;
+  /**
+   * The HTTP status to answer the sender with: 400 (not an authentic delivery), 408 (`body_timeout`), 413
+   * (`body_too_large`), 503 (`jwks_unavailable`, `dedupe_unavailable`: the service delivers again), 500 (the
+   * receiver's own options or code).
+   */
+  status: number;
 }
 
 /** Fields every agent-run event payload begins with. */

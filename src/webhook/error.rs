@@ -83,6 +83,36 @@ impl ErrorCode {
 }
 
 impl ErrorCode {
+    /// The HTTP status a receiver answers the sender with when a delivery fails this way (`handle` answers it, and
+    /// the JS error carries it as `status`). Every non-2xx answer makes the service deliver again later, so the
+    /// status says whose the fault is: 400 for a request that is not an authentic, well-formed delivery; 413 for a
+    /// body over `maxBodyBytes`; 408 for a body that stalled; 503 when the key set or the dedupe store could not be
+    /// reached (the delivery may be good: its redelivery will be checked again); 500 for the receiver's own
+    /// mistakes (options, a static key set, `verifySync` before keys, an argument of the wrong type).
+    pub fn http_status(self) -> u16 {
+        match self {
+            Self::BodyTooLarge => 413,
+            Self::BodyTimeout => 408,
+            Self::JwksUnavailable | Self::DedupeUnavailable => 503,
+            Self::InvalidInput | Self::InvalidJwks | Self::InvalidOptions | Self::KeysNotLoaded => {
+                500
+            }
+            Self::MissingSignature
+            | Self::MalformedSignature
+            | Self::UnsupportedAlgorithm
+            | Self::UnsupportedCrit
+            | Self::UnknownKey
+            | Self::InvalidSignature
+            | Self::MissingClaim
+            | Self::WrongIssuer
+            | Self::Expired
+            | Self::NotYetValid
+            | Self::BodyMismatch
+            | Self::MalformedBody
+            | Self::ClaimsMismatch => 400,
+        }
+    }
+
     /// Every code, in declaration order.
     pub fn all() -> impl Iterator<Item = ErrorCode> {
         core::iter::successors(Some(ErrorCode::InvalidInput), |c| c.next())

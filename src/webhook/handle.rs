@@ -64,14 +64,9 @@ impl Outcome {
     }
 }
 
-/// The status answered for a delivery that failed verification: 413 for a body over `maxBodyBytes`, 503 when the
-/// key set could not be fetched (the sender is not at fault, and the service delivers again), 400 for the rest.
+/// The status answered for a delivery that failed verification: [`ErrorCode::http_status`].
 pub fn refused_status(code: ErrorCode) -> u16 {
-    match code {
-        ErrorCode::BodyTooLarge => 413,
-        ErrorCode::JwksUnavailable => 503,
-        _ => 400,
-    }
+    code.http_status()
 }
 
 /// What the host does next.
@@ -363,15 +358,28 @@ mod tests {
             );
         }
         assert_eq!(refused_status(ErrorCode::BodyTooLarge), 413);
+        assert_eq!(refused_status(ErrorCode::BodyTimeout), 408);
         assert_eq!(refused_status(ErrorCode::JwksUnavailable), 503);
+        assert_eq!(refused_status(ErrorCode::DedupeUnavailable), 503);
         for code in [
             ErrorCode::InvalidSignature,
             ErrorCode::BodyMismatch,
             ErrorCode::Expired,
             ErrorCode::MissingSignature,
-            ErrorCode::BodyTimeout,
         ] {
             assert_eq!(refused_status(code), 400, "{code}");
+        }
+        for code in [
+            ErrorCode::InvalidOptions,
+            ErrorCode::InvalidJwks,
+            ErrorCode::KeysNotLoaded,
+            ErrorCode::InvalidInput,
+        ] {
+            assert_eq!(refused_status(code), 500, "{code}");
+        }
+        // Every code has a status a sender can read as an error.
+        for code in ErrorCode::all() {
+            assert!((400..600).contains(&refused_status(code)), "{code}");
         }
     }
 

@@ -38,7 +38,25 @@ export function assert(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
-/** Asserts that `p` (a promise or a thunk) fails with a WebhookVerificationError of `code`; returns the error. */
+/**
+ * The status a receiver answers for each failure (README.md and docs/webhooks.md, "Errors"): what every WebhookVerificationError must
+ * carry as `status`.
+ */
+const STATUS_OF_CODE = {
+  body_too_large: 413,
+  body_timeout: 408,
+  jwks_unavailable: 503,
+  dedupe_unavailable: 503,
+  invalid_input: 500,
+  invalid_jwks: 500,
+  invalid_options: 500,
+  keys_not_loaded: 500,
+};
+
+/**
+ * Asserts that `p` (a promise or a thunk) fails with a WebhookVerificationError of `code`, carrying the status to
+ * answer; returns the error.
+ */
 export async function rejectsWith(p, code) {
   let err;
   try {
@@ -50,6 +68,8 @@ export async function rejectsWith(p, code) {
   assert(err instanceof Error, `expected an Error, got ${typeof err}`);
   assert(err.name === "WebhookVerificationError", `expected name WebhookVerificationError, got ${err.name}`);
   assert(err.code === code, `expected code ${code}, got ${err.code} (${err.message})`);
+  const status = STATUS_OF_CODE[code] ?? 400;
+  assert(err.status === status, `expected status ${status} for ${code}, got ${err.status}`);
   return err;
 }
 
@@ -280,6 +300,15 @@ export async function runSuite(docauto, fx, log = console.log) {
   await t.run("options without a key source are invalid_options", async () => {
     await rejectsWith(() => new WebhookVerifier({}), "invalid_options");
     await rejectsWith(() => new WebhookVerifier({ jwks: fx.jwks, timeoutMs: "fast" }), "invalid_options");
+  });
+
+  await t.run("a missing header (undefined or null, as Node and Fetch give it) is missing_signature in verify and verifySync", async () => {
+    const v2 = new WebhookVerifier({ jwks: fx.jwks, now: fx.now });
+    for (const header of [undefined, null]) {
+      await rejectsWith(() => v2.verify(fx.goodBody, header), "missing_signature");
+      await rejectsWith(() => v2.verifySync(fx.goodBody, header), "missing_signature");
+    }
+    await rejectsWith(() => v2.verify(fx.goodBody, 42), "invalid_input");
   });
 
   await t.run("verifySync before any key set is held is keys_not_loaded", async () => {

@@ -924,3 +924,20 @@ fn the_browser_key_guard_covers_pages_and_browser_workers_not_server_runtimes() 
     );
     assert!(!HostFacts::default().is_browser(), "Node, Deno, Bun");
 }
+
+#[test]
+fn a_retry_log_line_names_the_status_when_there_is_one_and_reads_cleanly_when_not() {
+    let mut call = retrieve_call();
+    let _ = call.next();
+    call.on_transport_error(TransportError::Connection("socket hang up".into()), env());
+    let line = call.take_logs().remove(0).message;
+    assert!(
+        line.contains("failed with connection_error; retrying in"),
+        "{line}"
+    );
+    let mut call = retrieve_call();
+    let _ = call.next();
+    call.on_response(503, &[], "", env());
+    let line = call.take_logs().remove(0).message;
+    assert!(line.contains("failed with 503 "), "{line}");
+}

@@ -5,8 +5,9 @@ use super::{config, KEY};
 use crate::client::output::OutputPlanner;
 use crate::client::polling::Until;
 use crate::client::{
-    agents, runs, AnswerMeta, ApiError, Body, CallOptions, ClientConfig, Env, ErrorKind, Finished,
-    Flow, FlowValue, Goal, HttpRequest, LogLevel, Method, Read, Step, TransportError,
+    agent_runs, agents, runs, AnswerMeta, ApiError, Body, CallOptions, ClientConfig, Env,
+    ErrorKind, Finished, Flow, FlowValue, Goal, HttpRequest, LogLevel, Method, Read, Step,
+    TransportError,
 };
 
 /// A scripted answer: status, headers, and a body reported as text or as the host's parse (its `status`).
@@ -798,4 +799,54 @@ fn a_2xx_that_is_not_a_json_object_is_unexpected_shape_never_data_and_not_resent
         None,
     );
     assert!(trace.result.is_ok());
+}
+
+/// The log lines of a wait for the end of an agent run that answers `waiting`, then `completed`, at `level`.
+fn wait_logs(level: LogLevel) -> Vec<crate::client::LogRecord> {
+    let mut cfg = config();
+    cfg.log_level = level;
+    let planner = agent_runs::wait_for("agr_1", Until::Finished).unwrap();
+    let mut flow = Flow::poll(&cfg, planner, &CallOptions::default());
+    let mut answers = ["waiting", "waiting", "completed"].into_iter();
+    let mut now = 1_700_000_000_000u64;
+    let mut logs = Vec::new();
+    for _ in 0..100 {
+        match flow.next(now) {
+            Step::Send { .. } => {
+                now += 130_000;
+                let status = answers.next().expect("more polls than scripted");
+                flow.on_response(
+                    200,
+                    &[],
+                    Body::Parsed {
+                        status: Some(status),
+                    },
+                    env(now),
+                );
+            }
+            Step::Sleep { ms } => now += ms,
+            Step::Done(result) => {
+                result.unwrap();
+                break;
+            }
+        }
+        logs.extend(flow.take_logs());
+    }
+    logs
+}
+
+#[test]
+fn a_wait_for_the_end_of_a_run_blocked_on_a_person_warns_once() {
+    let warned: Vec<_> = wait_logs(LogLevel::Warn)
+        .into_iter()
+        .filter(|l| l.level == LogLevel::Warn)
+        .collect();
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert!(
+        warned[0].message.contains("is waiting on a person"),
+        "{}",
+        warned[0].message
+    );
+    assert!(!warned[0].message.contains(KEY));
+    assert!(wait_logs(LogLevel::Error).is_empty());
 }

@@ -442,3 +442,70 @@ fn a_deadline_ends_the_wait_with_wait_deadline_and_shrinks_the_last_wait() {
         );
     }
 }
+
+/// Answers `status` to every poll of `planner` and collects its notices, for `polls` polls.
+fn notices_of(mut planner: PollPlanner, status: &str, polls: usize) -> Vec<String> {
+    let mut notices = Vec::new();
+    let mut answered = 0;
+    while answered < polls {
+        match planner.next() {
+            PollStep::Request(_) => {
+                planner.on_body(&json!({"object": "agent_run", "id": "agr_1", "status": status}));
+                answered += 1;
+                notices.extend(planner.take_notice());
+            }
+            PollStep::Sleep { .. } => {}
+            PollStep::Done(_) => break,
+        }
+    }
+    notices
+}
+
+#[test]
+fn waiting_for_the_end_of_a_run_blocked_on_a_person_gives_one_notice() {
+    let notices = notices_of(
+        agent_runs::wait_for("agr_1", Until::Finished).unwrap(),
+        "waiting",
+        5,
+    );
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0].contains("GET /v1/agent-runs/agr_1"),
+        "{}",
+        notices[0]
+    );
+    assert!(notices[0].contains("until: \"settled\""), "{}", notices[0]);
+    assert!(notices[0].contains("deadlineMs"), "{}", notices[0]);
+    let sign = notices_of(
+        runs::wait_for("sgr_1", Until::Finished).unwrap(),
+        "needs_input",
+        3,
+    );
+    assert_eq!(sign.len(), 1, "{sign:?}");
+}
+
+#[test]
+fn a_settled_wait_a_deadline_or_a_working_run_gives_no_notice() {
+    assert!(notices_of(
+        agent_runs::wait_for("agr_1", Until::Settled).unwrap(),
+        "waiting",
+        1
+    )
+    .is_empty());
+    let bounded = agent_runs::wait_for("agr_1", Until::Finished)
+        .unwrap()
+        .with_deadline(Some(86_400_000));
+    assert!(notices_of(bounded, "waiting", 3).is_empty());
+    assert!(notices_of(
+        agent_runs::wait_for("agr_1", Until::Finished).unwrap(),
+        "processing",
+        3
+    )
+    .is_empty());
+    assert!(notices_of(
+        agent_runs::wait_for("agr_1", Until::Finished).unwrap(),
+        "paused",
+        3
+    )
+    .is_empty());
+}

@@ -227,13 +227,7 @@ impl VerifierState {
             return self.read_request(input).await;
         }
         let signature = interop::try_option(input, "signature").map_err(|()| not_input())?;
-        if signature.is_undefined() || signature.is_null() {
-            return Err(interop::webhook_failure(
-                ErrorCode::MissingSignature,
-                "the delivery has no x-svc-signature header",
-            ));
-        }
-        let header = signature.as_string().ok_or_else(not_input)?;
+        let header = super::signature_text(&signature)?;
         crate::webhook::jws::parse_compact(&header).map_err(interop::webhook_error)?;
         let body = interop::try_option(input, "body").map_err(|()| not_input())?;
         Ok((self.bounded_body(&body)?, header))

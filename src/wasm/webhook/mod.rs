@@ -218,14 +218,12 @@ impl WebhookVerifier {
         &self,
         #[wasm_bindgen(js_name = rawBody, unchecked_param_type = "string | Uint8Array | ArrayBuffer")]
         raw_body: JsValue,
-        #[wasm_bindgen(js_name = signatureHeader, unchecked_param_type = "string")]
+        #[wasm_bindgen(js_name = signatureHeader, unchecked_param_type = "string | null | undefined")]
         signature_header: JsValue,
     ) -> Promise {
-        let Some(header) = signature_header.as_string() else {
-            return rejected(interop::webhook_failure(
-                ErrorCode::InvalidInput,
-                "signature header must be a string",
-            ));
+        let header = match signature_text(&signature_header) {
+            Ok(header) => header,
+            Err(e) => return rejected(e),
         };
         let token = match jws::parse_compact(&header) {
             Ok(token) => token,
@@ -277,12 +275,10 @@ impl WebhookVerifier {
         &self,
         #[wasm_bindgen(js_name = rawBody, unchecked_param_type = "string | Uint8Array | ArrayBuffer")]
         raw_body: JsValue,
-        #[wasm_bindgen(js_name = signatureHeader, unchecked_param_type = "string")]
+        #[wasm_bindgen(js_name = signatureHeader, unchecked_param_type = "string | null | undefined")]
         signature_header: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let header = signature_header.as_string().ok_or_else(|| {
-            interop::webhook_failure(ErrorCode::InvalidInput, "signature header must be a string")
-        })?;
+        let header = signature_text(&signature_header)?;
         // Shape first, before the body is sized or copied; the core decides the rest.
         let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
         let body = self.inner.bounded_body(&raw_body)?;
@@ -694,4 +690,19 @@ struct Early {
     prechecked: crate::webhook::Result<Prechecked>,
     /// The body's SHA-256, when the claims passed and the body is in wasm memory.
     digest: Option<[u8; 32]>,
+}
+
+/// The `x-svc-signature` value a caller passed: absent (`undefined` or `null`, as `req.headers[...]` or
+/// `headers.get(...)` give a missing header) is `missing_signature`, as in `verifyRequest` and `handle`; anything
+/// but a string is `invalid_input`. (`as_string` reads the value's type only: no getter or trap of it runs.)
+pub(crate) fn signature_text(value: &JsValue) -> Result<String, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Err(interop::webhook_failure(
+            ErrorCode::MissingSignature,
+            "the delivery has no x-svc-signature header",
+        ));
+    }
+    value.as_string().ok_or_else(|| {
+        interop::webhook_failure(ErrorCode::InvalidInput, "signature header must be a string")
+    })
 }

@@ -1,4 +1,4 @@
-// The dedupe stores of `docauto/webhooks`: each runs the contract's four steps (README, "Writing your own store";
+// The dedupe stores of `docauto/webhooks`: each runs the contract's four steps (docs/webhooks.md, "Writing your own store";
 // the rules of src/webhook/dedupe.rs, `rules`) as one atomic command of its engine (a Lua script, one SQL statement
 // or batch, one Durable Object command), through the binding it is given, and reads the answer back. What to do
 // with the answers (`handle`, `verify`) is decided by the Rust core. Each store is tested against its real engine
@@ -9,7 +9,10 @@
 // Nothing here runs at import.
 import { WebhookVerificationError } from "./wasm/@ERRORS@";
 
-const failure = (code, message) => new WebhookVerificationError(code, message);
+// The status each of these codes answers, as the core's `ErrorCode::http_status` gives it (src/webhook/error.rs;
+// the shared suite checks the `status` of every error against the documented table).
+const STATUS = { invalid_options: 500, invalid_input: 500, dedupe_unavailable: 503 };
+const failure = (code, message) => new WebhookVerificationError(code, message, STATUS[code]);
 const invalidOptions = (message) => failure("invalid_options", message);
 
 /** `eventId`, `token` and `ttlSeconds` as the stores take them (whole milliseconds for the engines). */
@@ -80,7 +83,7 @@ return 0`,
 };
 
 /**
- * A store of Redis through one binding that runs a Lua script: `eval(script, keys, args)` (see the README for
+ * A store of Redis through one binding that runs a Lua script: `eval(script, keys, args)` (docs/webhooks.md, "Stores", for
  * node-redis, ioredis and @upstash/redis). Keys are `<prefix><eventId>`.
  */
 export function redisStore(options) {
