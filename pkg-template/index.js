@@ -1,7 +1,9 @@
 // Browsers, module workers and any runtime without a more specific condition.
-// Top-level await of the default init: a plain `<script type="module">` import works with no init call. Vite and
-// webpack emit the module as an asset from this `new URL(..., import.meta.url)`; with esbuild, which emits none,
-// copy `wasm/@WASM@` into a `wasm/` folder next to the bundle (README, "Bundlers").
+// Top-level await of the default init: an import is all it takes (a page resolves `docauto/...` through a bundler or
+// an import map, and serves the `.wasm` files next to this one). Vite and webpack emit every module as an asset from
+// its `new URL(..., import.meta.url)`; with esbuild, which emits none, copy every `.wasm` of the package (this entry's
+// and, for `docauto/webhooks`, its P-256 module) into a `wasm/` folder next to the bundle (docs/runtimes.md,
+// "Bundlers and frameworks").
 import init from "./wasm/docauto.js";
 // @P256_START@
 

@@ -18,7 +18,7 @@ const DELAY_MS = 700;
 // Joining a fetch that never reports costs at most one timeoutMs, fetching in this request at most another.
 const BOUND_MS = 2 * TIMEOUT_MS + 2500;
 
-// The module-scope verifier of the README's Cloudflare example. `/kick` starts a key refresh and answers at once
+// The module-scope verifier of the Cloudflare Worker recipe (README.md, docs/webhooks.md). `/kick` starts a key refresh and answers at once
 // without awaiting it: the fetch belongs to a request that has ended.
 const WORKER = `import { WebhookVerifier } from "docauto/webhooks";
 let verifier;

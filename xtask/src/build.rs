@@ -234,10 +234,43 @@ pub fn build() -> Result<(), String> {
         build_entry(&r, entry)?;
     }
     write(&pkg.join("package.json"), &package_json()?)?;
-    if let Ok(readme) = fs::read_to_string(r.join("README.md")) {
-        write(&pkg.join("README.md"), &readme)?;
-    }
+    copy_docs(&r, &pkg)?;
     link_into_node_modules(&r)
+}
+
+/// The documentation the package ships beside its code, so that every relative link of the README (which npm shows)
+/// resolves inside the tarball: the root Markdown files and the guides of `docs/` (`tests/docs/links.mjs` checks
+/// the links against `npm pack`'s file list).
+pub const DOC_FILES: &[&str] = &[
+    "README.md",
+    "api.md",
+    "CHANGELOG.md",
+    "MIGRATION.md",
+    "BENCHMARKS.md",
+    "PERFORMANCE.md",
+    "CONTRIBUTING.md",
+];
+
+/// The folder of guides shipped whole.
+const DOCS_DIR: &str = "docs";
+
+/// Copies [`DOC_FILES`] that exist and the Markdown files of [`DOCS_DIR`] into pkg/.
+fn copy_docs(r: &Path, pkg: &Path) -> Result<(), String> {
+    for file in DOC_FILES {
+        if let Ok(text) = fs::read_to_string(r.join(file)) {
+            write(&pkg.join(file), &text)?;
+        }
+    }
+    let Ok(entries) = fs::read_dir(r.join(DOCS_DIR)) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") {
+            write(&pkg.join(DOCS_DIR).join(&name), &read(&entry.path())?)?;
+        }
+    }
+    Ok(())
 }
 
 fn build_entry(r: &Path, entry: &Entry) -> Result<(), String> {
@@ -860,7 +893,15 @@ fn package_json() -> Result<String, String> {
             .filter(|e| !e.dir.is_empty())
             .map(|e| format!("\"{}/\"", e.dir)),
     );
-    files.push("\"README.md\"".to_owned());
+    files.extend(
+        DOC_FILES
+            .iter()
+            .filter(|f| root().join(f).exists())
+            .map(|f| format!("\"{f}\"")),
+    );
+    if root().join(DOCS_DIR).is_dir() {
+        files.push(format!("\"{DOCS_DIR}/\""));
+    }
     Ok(format!(
         r#"{{
   "name": "docauto",

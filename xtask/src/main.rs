@@ -17,6 +17,7 @@ const USAGE: &str = "usage: cargo xtask <command>
   build           build the npm package into pkg/
   types           regenerate src/wasm/generated/*.d.ts from the Rust types (a native test fails while stale)
   test            every suite; the last line is `N passed, N failed`
+  test --docs     only the code blocks of README.md, MIGRATION.md and docs/: one line per block, then the counts
   bench [--write] verify speed vs jose, .wasm sizes, cold starts (--write updates BENCHMARKS.md)
   fuzz [secs]     bounded cargo-fuzz run of each target, then the wasm boundary from Node (default 30 s each)
   demo            build, start the emulator and the demo app on 127.0.0.1, print the address
@@ -33,6 +34,7 @@ fn main() {
             .and_then(|()| build::build())
             .map(|()| true),
         "types" => types().map(|()| true),
+        "test" if rest.iter().any(|a| a == "--docs") => test::docs(),
         "test" => test::test(),
         "bench" => install::install()
             .and_then(|()| build::build())

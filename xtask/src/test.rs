@@ -41,6 +41,7 @@ impl Tally {
 
 /// Runs everything; Ok(true) when nothing failed.
 pub fn test() -> Result<bool, String> {
+    let started = std::time::Instant::now();
     let mut t = Tally::default();
     let mut tmp = util::RunTmp::enter();
     let sound = SoundServer::note();
@@ -80,9 +81,33 @@ pub fn test() -> Result<bool, String> {
         }
     }
     println!("checks (not counted as tests): {}", checks.join(", "));
+    println!("the run took {} s", started.elapsed().as_secs());
     println!("{} passed, {} failed", t.passed, t.failed);
     Ok(t.failed == 0 && t.checks.iter().all(|(_, ok)| *ok))
 }
+
+/// `cargo xtask test --docs`: installs and builds what the docs test needs, then runs every JS and TS block of the
+/// documentation (tests/docs/run.mjs): its lines (`ok README.md:57`, `not ok docs/x.md:12 why`) and its
+/// `N passed, N failed` are the output. Ok(true) when every block passed.
+pub fn docs() -> Result<bool, String> {
+    let mut tmp = util::RunTmp::enter();
+    crate::install::install()?;
+    crate::build::build()?;
+    step("node tests/docs/run.mjs (every JS and TS block of README.md, MIGRATION.md and docs/)");
+    let ok = util::run(
+        Command::new("node")
+            .arg("tests/docs/run.mjs")
+            .current_dir(root())
+            .env("CI", "true"),
+        Duration::from_secs(DOCS_SECS),
+    )
+    .is_ok();
+    tmp.leave();
+    Ok(ok)
+}
+
+/// The time limit of the docs test (about 2 minutes on 2 cores).
+const DOCS_SECS: u64 = 600;
 
 /// PulseAudio, which the Firefox audio suites start with a null sink when none answers (tests/js/firefox.mjs, as a
 /// daemon that every later suite reuses): stopped when the run ends if it was not running when the run began, so a
@@ -498,7 +523,11 @@ fn js_suites(t: &mut Tally) {
             node("tests/js/lockfiles.mjs"),
             60,
         ),
-        ("README examples", node("tests/js/readme-examples.mjs"), 300),
+        (
+            "docs: every JS and TS block of README.md, MIGRATION.md and docs/ where it runs, and the links",
+            node("tests/docs/run.mjs"),
+            DOCS_SECS,
+        ),
         (
             "realtime: chromium + emulator",
             node("tests/js/realtime/e2e.mjs"),
@@ -596,7 +625,9 @@ fn js_suites(t: &mut Tally) {
     for (name, mut cmd, secs) in suites {
         step(name);
         cmd.current_dir(&r).env("CI", "true");
+        let started = std::time::Instant::now();
         let res = util::run_capture(&mut cmd, Duration::from_secs(secs), true);
+        println!("    ({name}: {} s)", started.elapsed().as_secs());
         add_js(t, name, res);
     }
     step("client end to end against the emulator: node --test tests/js/client/");

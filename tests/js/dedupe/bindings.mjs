@@ -1,4 +1,4 @@
-// The store of each binding, written as the README gives it (the README's snippets are the ones tested here):
+// The store of each binding, written as docs/webhooks.md, "Stores", gives it:
 // `redisStore` through node-redis, ioredis and @upstash/redis, `postgresStore` through node-postgres, and the
 // README's old unfenced Redis recipe (no `renew`, a `release` without a token), kept as a control.
 import { redisStore, postgresStore } from "docauto/webhooks";

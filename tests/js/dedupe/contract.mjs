@@ -1,4 +1,4 @@
-// The contract every dedupe store keeps (README, "Writing your own store"), checked against a real engine: each
+// The contract every dedupe store keeps (docs/webhooks.md, "Writing your own store"), checked against a real engine: each
 // step is atomic on the store's own clock; `claim` wins only over nothing live; `renew` and `release` act only for
 // the token's holder (and `renew` only while live); `add` marks processed over any claim. Plain JS: it runs in Node
 // (Redis, PostgreSQL) and inside a Worker (D1, Durable Objects).

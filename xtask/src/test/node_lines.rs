@@ -47,8 +47,8 @@ const SCRIPTS: &[(&str, &[&str], u64)] = &[
         300,
     ),
     (
-        "README examples (node:http, route handler, node --test)",
-        &["tests/js/readme-examples.mjs", "--only", "node"],
+        "docs: the blocks that run in Node",
+        &["tests/docs/run.mjs", "--only", "node"],
         300,
     ),
 ];
