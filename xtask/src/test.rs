@@ -500,6 +500,15 @@ fn js_suites(t: &mut Tally) {
         ),
         ("README examples", node("tests/js/readme-examples.mjs"), 300),
         (
+            "api.md: current with the declarations, every method listed, every client route as documented",
+            {
+                let mut c = node("tests/docs/api-reference.mjs");
+                c.arg("--check");
+                c
+            },
+            120,
+        ),
+        (
             "realtime: chromium + emulator",
             node("tests/js/realtime/e2e.mjs"),
             300,
