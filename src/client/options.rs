@@ -26,26 +26,28 @@ pub const MAX_RETRIES_LIMIT: f64 = 100.0;
 )]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClientOptions {
-    /// Secret API key; default `DOCAUTO_API_KEY` from the environment (Node, Bun, Deno).
+    /// The secret API key. Default: `DOCAUTO_API_KEY` from the environment (Node, Bun, Deno).
     pub api_key: Option<String>,
-    /// The API's address (absolute http(s) URL, optional path prefix); default `DOCAUTO_BASE_URL`. The key is sent
-    /// to this origin only.
+    /// The API's address (an absolute http(s) URL, optionally with a path prefix); the key is sent to this origin
+    /// only. Default: `DOCAUTO_BASE_URL` from the environment.
     pub base_url: Option<String>,
-    /// Retries after the first attempt (0 to 100). Default 2.
+    /// Retries after the first attempt (0 to 100). Default: `2`.
     pub max_retries: Option<f64>,
-    /// Per-attempt timeout in milliseconds (at least 1). Default 600000.
+    /// Per-attempt timeout in milliseconds (at least 1). Default: `600000` (10 minutes).
     pub timeout_ms: Option<f64>,
-    /// Largest `Retry-After` honoured (ms); a longer one ends the call with the error, `retryAfter` set. Default
-    /// 60000.
+    /// Largest `Retry-After` honoured, in milliseconds; a longer one ends the call with the error, `retryAfter` set.
+    /// Default: `60000`.
     pub max_retry_after_ms: Option<f64>,
     /// Headers added to every request to `baseUrl` (never `authorization` or `idempotency-key`; never to other
-    /// hosts). Values must be strings.
+    /// hosts). Values must be strings. Default: none.
     #[cfg_attr(test, ts(type = "Record<string, string>", optional))]
     pub default_headers: Option<Map<String, Value>>,
-    /// Allows construction in a browser page or worker, where the secret key would be visible to anyone. Default
-    /// false.
+    /// Allows construction in a browser page or worker, where the secret key would be visible to anyone. Default:
+    /// `false`.
     pub dangerously_allow_browser: Option<bool>,
-    /// Default `warn` (or `DOCAUTO_LOG`). `debug` logs method, path, status, request id, attempt and elapsed ms.
+    /// How much the client logs: `off`, `error` (calls that failed after their retries), `warn` (and each retry),
+    /// `info` (and every call's end), `debug` (and every attempt: method, path, status, request id, attempt and
+    /// elapsed ms). Default: `DOCAUTO_LOG` from the environment, else `warn`.
     #[cfg_attr(test, ts(type = "LogLevel", optional))]
     pub log_level: Option<String>,
 }
@@ -371,6 +373,35 @@ mod tests {
         assert_eq!(c.max_retries, super::super::DEFAULT_MAX_RETRIES);
         assert_eq!(c.timeout_ms, super::super::DEFAULT_TIMEOUT_MS);
         assert_eq!(c.base_url(), "https://api.example");
+    }
+
+    /// The doc comment of a field as the declarations show it (the JSDoc just before `name?:`).
+    fn declared_doc(name: &str) -> String {
+        use ts_rs::TS;
+        let decl = ClientOptions::decl();
+        let at = decl.find(&format!("{name}?:")).unwrap();
+        let start = decl[..at].rfind("/**").unwrap();
+        decl[start..at]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn the_declared_defaults_are_the_ones_applied() {
+        for (name, default) in [
+            ("maxRetries", u64::from(super::super::DEFAULT_MAX_RETRIES)),
+            ("timeoutMs", super::super::DEFAULT_TIMEOUT_MS),
+            ("maxRetryAfterMs", super::super::DEFAULT_MAX_RETRY_AFTER_MS),
+        ] {
+            let doc = declared_doc(name);
+            assert!(
+                doc.contains(&format!("Default: `{default}`")),
+                "{name}: {doc}"
+            );
+        }
+        assert_eq!(LogLevel::default(), LogLevel::Warn);
+        assert!(declared_doc("logLevel").contains("else `warn`."));
     }
 
     #[test]

@@ -74,7 +74,7 @@ pub struct TranscriberOptions {
     pub open_timeout_ms: Option<f64>,
     /// Audio sent and no message from the service for this long (ms) counts as a dead connection: it reconnects
     /// through `getUrl` (error `connection_silent`). 0 (default) turns the check off: the service may stay quiet
-    /// during silence (the spec promises no message then; the emulator sends none), and each reconnect spends a
+    /// during silence (the API documents no message then; the emulator sends none), and each reconnect spends a
     /// fresh ticket.
     pub silence_timeout_ms: Option<f64>,
     /// Reconnect attempts per outage before `reconnect_failed` (0: never reconnect); default 6.

@@ -16,28 +16,31 @@ export interface Logger {
 export interface ClientOptions extends ClientDataOptions {
   /** The `fetch` used for every request. Default: the global `fetch`. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
-  /** Receives the log lines. */
+  /** Receives the log lines (`debug`, `info`, `warn`, `error`). Default: `console`. */
   logger?: Logger;
 }
 
 /** Options every method takes as its last argument. */
 export interface RequestOptions {
-  /** The idempotency key of a POST (default: one generated per call, reused by its retries). */
+  /** The idempotency key of a POST. Default: one generated per call, reused by its retries. */
   idempotencyKey?: string;
-  /** Per-attempt timeout override (ms). */
+  /** Per-attempt timeout of this call, in milliseconds. Default: the client's `timeoutMs`. */
   timeoutMs?: number;
-  /** Retry count override. */
+  /** Retries of this call after the first attempt (0 to 100). Default: the client's `maxRetries`. */
   maxRetries?: number;
-  /** Aborts the call (rejects with `APIUserAbortError`). */
+  /** Aborts the call (it rejects with `APIUserAbortError`). */
   signal?: AbortSignal;
 }
 
-/** Options of routes that take `wait`: hold the request up to `wait` seconds (0 to 120) for the run to settle. */
+/** Options of routes that take `wait`. */
 export interface WaitRequestOptions extends RequestOptions {
+  /**
+   * Holds the request up to this many seconds (0 to 120) for the run to settle. Default: the service's (60 on run
+   * starts, 0 on agent-run reads).
+   */
   wait?: number;
 }
 
-/** Options of `waitFor`. */
 /** Options of a wait (`waitFor`, `waitUntilReady`). */
 export interface WaitOptions extends RequestOptions {
   /**
@@ -48,8 +51,12 @@ export interface WaitOptions extends RequestOptions {
   deadlineMs?: number;
 }
 
+/** Options of `waitFor`. */
 export interface WaitForOptions extends WaitOptions {
-  /** `finished` (default): a terminal status. `settled`: also when the run is blocked on a person (or needs a signature). */
+  /**
+   * When the wait ends: `"finished"`, at a terminal status; `"settled"`, also when the run is blocked on a person (or
+   * needs a signature). Default: `"finished"`.
+   */
   until?: "finished" | "settled";
 }
 
@@ -248,15 +255,21 @@ export interface APIErrorFields {
   outcomeUnknown?: boolean;
 }
 
-/** Base class of every error of an API call. */
+/**
+ * Base class of every error of an API call; thrown as itself for a status without a class of its own (a 3xx on a
+ * JSON route, 405, 413, ...) and for a success whose body is not what the route promises.
+ */
 export declare class APIError extends Error {
   constructor(message: string, fields?: APIErrorFields);
   /** HTTP status; `undefined` for connection, timeout and abort errors (pre-flight checks carry 400). */
   readonly status: number | undefined;
   /** Stable snake_case code (the service's, kept verbatim when unknown). */
   readonly code: string;
+  /** Whether the client's retry policy considered the error retryable. */
   readonly retryable: boolean;
+  /** The service's request id (`x-request-id`), when it gave one: quote it to support. */
   readonly requestId: string | undefined;
+  /** A link to the documentation of the rule the request broke, when the service gave one. */
   readonly docUrl: string | undefined;
   /** Response headers, names in lower case. */
   readonly headers: Record<string, string>;
@@ -269,29 +282,38 @@ export declare class APIError extends Error {
    */
   readonly outcomeUnknown: boolean;
 }
-/** 400, and inputs refused before any request was sent (same code as the service's). */
+/**
+ * `400`: a malformed or refused request (`invalid_request`, `invalid_schema`, ...), and inputs the client refused
+ * before sending anything (with the code the service would give).
+ */
 export declare class BadRequestError extends APIError {}
-/** 401. */
+/** `401`: the API key is missing, malformed or not valid (`unauthorized`, `invalid_token`). */
 export declare class AuthenticationError extends APIError {}
-/** 402 `credits_exhausted`. */
+/** `402`: the organization is out of credits (`credits_exhausted`); nothing was started or charged. Never retried. */
 export declare class CreditsExhaustedError extends APIError {}
-/** 403. */
+/** `403`: the key may not do this. */
 export declare class PermissionDeniedError extends APIError {}
-/** 404. */
+/** `404`: no such run, file, agent, template, action, endpoint or output (`not_found`). */
 export declare class NotFoundError extends APIError {}
-/** 409. */
+/**
+ * `409`: a state conflict: `file_not_ready`, `output_not_ready`, `already_kept`, `pipeline_running`, a second
+ * decision on an approval.
+ */
 export declare class ConflictError extends APIError {}
-/** 410. */
+/** `410`: the run passed its `ttl` and was purged (`run_expired`). */
 export declare class GoneError extends APIError {}
-/** 422. */
+/** `422`: the request was understood but cannot be done (`file_fetch_failed`, `webhook_endpoint_disabled`, ...). */
 export declare class UnprocessableEntityError extends APIError {}
-/** 429. */
+/** `429`: the rate limit is spent (`rate_limited`); `retryAfter` says how long to wait. */
 export declare class RateLimitError extends APIError {}
-/** 5xx. */
+/** `5xx`: a failure of the service (`internal_error`, `file_unreadable`, ...). */
 export declare class InternalServerError extends APIError {}
-/** No answer: DNS, TCP, TLS, dropped connection. */
+/** No answer arrived: DNS, TCP or TLS failure, or a dropped connection. */
 export declare class APIConnectionError extends APIError {}
-/** An attempt exceeded `timeoutMs` (a kind of connection error). */
+/**
+ * An attempt exceeded `timeoutMs` (a kind of `APIConnectionError`), or a wait passed its `deadlineMs`
+ * (`wait_deadline`).
+ */
 export declare class APITimeoutError extends APIConnectionError {}
 /** The caller's `signal` aborted the call. */
 export declare class APIUserAbortError extends APIError {}

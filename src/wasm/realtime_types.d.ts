@@ -61,19 +61,29 @@ export interface RealtimeDeviceChange {
 
 /** Events of `RealtimeTranscriber` and the type of their `detail`. */
 export interface RealtimeEventMap {
+  /** The service opened the session (again after a reconnect: `reconnected` is true). */
   open: CustomEvent<RealtimeOpen>;
+  /** Provisional text, replaced by later `partial` and `final` events. */
   partial: CustomEvent<RealtimeTranscript>;
+  /** Settled text, after a pause in the speech. */
   final: CustomEvent<RealtimeTranscript>;
+  /** The session's usage, as the service reported it. */
   usage: CustomEvent<RealtimeUsage>;
+  /** A failure; the session may go on (a `close` says when it ended). */
   error: CustomEvent<RealtimeError>;
+  /** The session ended; `error` says why when it did not end normally. */
   close: CustomEvent<RealtimeClose>;
+  /** The connection dropped; the next attempt comes after `delayMs`. */
   reconnecting: CustomEvent<RealtimeReconnecting>;
+  /** The level of a block of audio (computed only while a `level` listener is added). */
   level: CustomEvent<RealtimeLevel>;
+  /** The microphone in use went away and the default one replaced it. */
   devicechange: CustomEvent<RealtimeDeviceChange>;
 }
 
 /** The EventTarget methods of `RealtimeTranscriber`, typed per event (merged into the class). */
 export interface RealtimeTranscriber {
+  /** Adds a listener of one of the events (see `RealtimeEventMap`); it receives the event's `CustomEvent`. */
   addEventListener<K extends keyof RealtimeEventMap>(
     type: K,
     listener: (event: RealtimeEventMap[K]) => void,
@@ -84,6 +94,7 @@ export interface RealtimeTranscriber {
     listener: EventListenerOrEventListenerObject | null,
     options?: boolean | AddEventListenerOptions,
   ): void;
+  /** Removes a listener added with `addEventListener`. */
   removeEventListener<K extends keyof RealtimeEventMap>(
     type: K,
     listener: (event: RealtimeEventMap[K]) => void,

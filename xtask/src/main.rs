@@ -15,7 +15,8 @@ mod xvfb;
 const USAGE: &str = "usage: cargo xtask <command>
   install         rustup wasm target, wasm-bindgen-cli (pinned), npm tooling, Chromium and Firefox ESR (apt, as root)
   build           build the npm package into pkg/
-  types           regenerate src/wasm/generated/*.d.ts from the Rust types (a native test fails while stale)
+  types           regenerate src/wasm/generated/*.d.ts from the Rust types, build pkg/, then rewrite api.md from the
+                  package's declarations (a native test and the api.md suite fail while either is stale)
   test            every suite; the last line is `N passed, N failed`
   test --docs     only the code blocks of README.md, MIGRATION.md and docs/: one line per block, then the counts
   bench [--write] verify speed vs jose, .wasm sizes, cold starts (--write updates BENCHMARKS.md)
@@ -67,7 +68,9 @@ fn main() {
     }
 }
 
-/// `cargo xtask types`: the native test that checks the generated declarations, told to write them instead.
+/// `cargo xtask types`: the native test that checks the generated declarations, told to write them instead; then
+/// the package is built (its declarations are made by the build) and `api.md`, the method reference, is written
+/// from them by the script whose `--check` the api.md suite runs.
 fn types() -> Result<(), String> {
     util::step("cargo test -p docauto --lib typegen::generated_declarations_are_fresh (DOCAUTO_WRITE_TYPES=1)");
     util::run(
@@ -82,6 +85,15 @@ fn types() -> Result<(), String> {
             .env("DOCAUTO_WRITE_TYPES", "1")
             .current_dir(util::root()),
         std::time::Duration::from_secs(30 * 60),
+    )?;
+    install::install()?;
+    build::build()?;
+    util::step("node tests/docs/api-reference.mjs --write (api.md from pkg/'s declarations)");
+    util::run(
+        std::process::Command::new("node")
+            .args(["tests/docs/api-reference.mjs", "--write"])
+            .current_dir(util::root()),
+        std::time::Duration::from_secs(120),
     )
 }
 

@@ -529,6 +529,15 @@ fn js_suites(t: &mut Tally) {
             DOCS_SECS,
         ),
         (
+            "api.md: current with the declarations, every method listed, every client route as documented",
+            {
+                let mut c = node("tests/docs/api-reference.mjs");
+                c.arg("--check");
+                c
+            },
+            120,
+        ),
+        (
             "realtime: chromium + emulator",
             node("tests/js/realtime/e2e.mjs"),
             300,

@@ -34,7 +34,10 @@ impl ActionsResource {
         })
     }
 
-    /// Deprecated `POST /v1/actions` with `{ capability, name, config }`; use `client.configs.create`.
+    /// `POST /v1/actions`: saves a configuration `{ capability, name, config }` (the older form of
+    /// `client.configs.create`).
+    ///
+    /// @deprecated Use `client.configs.create(capability, { name, config })`.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<SavedConfig>")]
     pub fn create(
         &self,

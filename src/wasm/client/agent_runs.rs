@@ -22,7 +22,8 @@ impl AgentRunsResource {
 
 #[wasm_bindgen]
 impl AgentRunsResource {
-    /// `POST /v1/agent-runs` (option `wait`: hold up to that many seconds for the run to settle).
+    /// `POST /v1/agent-runs`: starts a run of an agent (option `wait`: hold the request up to that many seconds for
+    /// the run to settle).
     #[wasm_bindgen(unchecked_return_type = "APIPromise<AgentRun>")]
     pub fn create(
         &self,
@@ -34,7 +35,7 @@ impl AgentRunsResource {
         })
     }
 
-    /// `GET /v1/agent-runs/:id` (option `wait`: long-poll up to that many seconds).
+    /// `GET /v1/agent-runs/:id`: reads a run (option `wait`: long-poll up to that many seconds).
     #[wasm_bindgen(unchecked_return_type = "APIPromise<AgentRun>")]
     pub fn retrieve(
         &self,
@@ -46,7 +47,8 @@ impl AgentRunsResource {
         })
     }
 
-    /// Approves a sign-off, optionally replacing its inputs (`params`) or files.
+    /// `POST /v1/agent-runs/:runId/approvals/:approvalId`: approves a sign-off (sends `decision: "approve"`),
+    /// optionally replacing its inputs (`params`) or files.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<ApprovalDecision>")]
     pub fn approve(
         &self,
@@ -67,7 +69,8 @@ impl AgentRunsResource {
         })
     }
 
-    /// Rejects a sign-off; the `note` is required.
+    /// `POST /v1/agent-runs/:runId/approvals/:approvalId`: rejects a sign-off (sends `decision: "reject"`); the
+    /// `note` is required.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<ApprovalDecision>")]
     pub fn reject(
         &self,
@@ -87,7 +90,7 @@ impl AgentRunsResource {
         })
     }
 
-    /// Marks a human step done, with an optional note and files.
+    /// `POST /v1/agent-runs/:runId/tasks/:taskId/complete`: marks a human step done, with an optional note and files.
     #[wasm_bindgen(js_name = completeTask, unchecked_return_type = "APIPromise<TaskCompletion>")]
     pub fn complete_task(
         &self,
@@ -108,7 +111,11 @@ impl AgentRunsResource {
         })
     }
 
-    /// Long-polls the run (`wait=120`) until it is finished or, with `until: "settled"`, blocked on a person.
+    /// Waits for the run: long-polls it until it is finished or, with `until: "settled"`, also when it is blocked on
+    /// a person (an approval or a human task). With the default `until: "finished"` and no `deadlineMs`, the wait on
+    /// a run blocked on a person lasts until someone acts or the run expires (about seven days).
+    ///
+    /// Routes: `GET /v1/agent-runs/:id?wait=120`, repeated until the run is finished (or settled).
     #[wasm_bindgen(js_name = waitFor, unchecked_return_type = "APIPromise<AgentRun>")]
     pub fn wait_for(
         &self,

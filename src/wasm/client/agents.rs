@@ -23,7 +23,7 @@ impl AgentsResource {
 
 #[wasm_bindgen]
 impl AgentsResource {
-    /// `GET /v1/agents`.
+    /// `GET /v1/agents`: the agents this key can run.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<AgentList>")]
     pub fn list(
         &self,
@@ -32,7 +32,7 @@ impl AgentsResource {
         simple(&self.inner, options, Goal::Data, &mut || Ok(agents::list()))
     }
 
-    /// `GET /v1/agents/:id`.
+    /// `GET /v1/agents/:id`: one agent, with its tasks and actions.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<Agent>")]
     pub fn retrieve(
         &self,

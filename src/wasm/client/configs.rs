@@ -23,7 +23,8 @@ impl ConfigsResource {
 
 #[wasm_bindgen]
 impl ConfigsResource {
-    /// `POST /v1/{capability}/configs` with `{ name, config }` (an extract schema is checked before sending).
+    /// `POST /v1/:capability/configs`: saves a configuration `{ name, config }` of `extract`, `redact` or `fill`
+    /// (an extract schema is checked before sending).
     #[wasm_bindgen(unchecked_return_type = "APIPromise<SavedConfig>")]
     pub fn create(
         &self,

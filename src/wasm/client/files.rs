@@ -44,7 +44,7 @@ fn upload_data(value: &JsValue) -> Result<JsValue, ApiError> {
 
 #[wasm_bindgen]
 impl FilesResource {
-    /// `POST /v1/files` with `{ url, name? }`: the service fetches the file.
+    /// `POST /v1/files`: registers a file by URL (`{ url, name? }`); the service fetches it.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<FileRecord>")]
     pub fn create(
         &self,
@@ -58,6 +58,8 @@ impl FilesResource {
 
     /// Uploads bytes: registers `{ name, mimeType }`, PUTs `data` to the returned `uploadUrl` (same Content-Type, no
     /// Authorization header) and waits until the file is `ready`. Resolves to the file.
+    ///
+    /// Routes: `POST /v1/files`, then `PUT {uploadUrl}`, then `GET /v1/files/:id` until the file is ready.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<FileRecord>")]
     pub fn upload(
         &self,
@@ -89,7 +91,7 @@ impl FilesResource {
         )
     }
 
-    /// `GET /v1/files/:id`.
+    /// `GET /v1/files/:id`: reads a file and its status.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<FileRecord>")]
     pub fn retrieve(
         &self,
@@ -103,6 +105,8 @@ impl FilesResource {
 
     /// Polls the file (after 1 s, 2 s, 4 s, then every 5 s) until its status is `ready` (or `failed`/`error`, which
     /// is returned for the caller to check).
+    ///
+    /// Routes: `GET /v1/files/:id`, repeated until the file is ready.
     #[wasm_bindgen(js_name = waitUntilReady, unchecked_return_type = "APIPromise<FileRecord>")]
     pub fn wait_until_ready(
         &self,

@@ -23,8 +23,8 @@ impl RealtimeResource {
 
 #[wasm_bindgen]
 impl RealtimeResource {
-    /// `POST /v1/realtime/transcriptions`: a session whose `wss://` address carries a single-use ticket (a secret:
-    /// hand it to one browser, never log it).
+    /// `POST /v1/realtime/transcriptions`: creates a live transcription session, whose `wss://` address carries a
+    /// single-use ticket (a secret: hand it to one browser, never log it).
     #[wasm_bindgen(js_name = createSession, unchecked_return_type = "APIPromise<RealtimeSession>")]
     pub fn create_session(
         &self,

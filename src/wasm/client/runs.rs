@@ -25,8 +25,9 @@ impl RunsResource {
 
 #[wasm_bindgen]
 impl RunsResource {
-    /// `GET /v1/runs`: one page `{ data, hasMore, cursor, nextPage() }`; the promise and the page are also
-    /// async-iterable over every run of every page (`for await (const run of client.runs.list())`).
+    /// `GET /v1/runs`: one page of capability runs, `{ data, hasMore, cursor, nextPage() }`. The promise and the
+    /// page are also async-iterable over every run of every page (`for await (const run of client.runs.list())`);
+    /// each further page is one more `GET /v1/runs` with the previous page's `cursor`.
     #[wasm_bindgen(unchecked_return_type = "PagePromise<CapabilityRun>")]
     pub fn list(
         &self,
@@ -48,7 +49,7 @@ impl RunsResource {
         })
     }
 
-    /// `GET /v1/runs/:id` (option `wait`: long-poll up to that many seconds).
+    /// `GET /v1/runs/:id`: reads a run, its status and result (option `wait`: long-poll up to that many seconds).
     #[wasm_bindgen(unchecked_return_type = "APIPromise<CapabilityRun>")]
     pub fn retrieve(
         &self,
@@ -60,7 +61,7 @@ impl RunsResource {
         })
     }
 
-    /// `POST /v1/runs/:id/cancel`.
+    /// `POST /v1/runs/:id/cancel`: stops a run's work in flight.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<CapabilityRun>")]
     pub fn cancel(
         &self,
@@ -72,7 +73,7 @@ impl RunsResource {
         })
     }
 
-    /// `DELETE /v1/runs/:id` (idempotent; resolves to `undefined`).
+    /// `DELETE /v1/runs/:id`: purges a run now (idempotent; resolves to `undefined`).
     #[wasm_bindgen(unchecked_return_type = "APIPromise<void>")]
     pub fn delete(
         &self,
@@ -84,7 +85,7 @@ impl RunsResource {
         })
     }
 
-    /// `POST /v1/runs/:id/keep` into a space (`{ spaceId }` or `{ space }`).
+    /// `POST /v1/runs/:id/keep`: keeps a run in a space (`{ spaceId }` or `{ space }`), clearing its `ttl`.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<KeepResult>")]
     pub fn keep(
         &self,
@@ -99,7 +100,7 @@ impl RunsResource {
         })
     }
 
-    /// The signed URL of output `name` (the route's 302 `Location`, not followed).
+    /// `GET /v1/runs/:id/output/:name`: the signed URL of output `name` (the 302's `Location`, not followed).
     #[wasm_bindgen(js_name = outputUrl, unchecked_return_type = "APIPromise<string>")]
     pub fn output_url(
         &self,
@@ -113,6 +114,8 @@ impl RunsResource {
     }
 
     /// The bytes of output `name`: waits out `output_not_ready`, then fetches the signed URL without the API key.
+    ///
+    /// Routes: `GET /v1/runs/:id/output/:name` (again while the output is not ready), then `GET {Location}`.
     #[wasm_bindgen(js_name = downloadOutput, unchecked_return_type = "APIPromise<Uint8Array>")]
     pub fn download_output(
         &self,
@@ -133,7 +136,10 @@ impl RunsResource {
         )
     }
 
-    /// Long-polls the run (`wait=120`) until it is finished (or, with `until: "settled"`, needs a signature).
+    /// Waits for the run: long-polls it until it is finished (or, with `until: "settled"`, also when it needs a
+    /// signature).
+    ///
+    /// Routes: `GET /v1/runs/:id?wait=120`, repeated until the run is finished (or settled).
     #[wasm_bindgen(js_name = waitFor, unchecked_return_type = "APIPromise<CapabilityRun>")]
     pub fn wait_for(
         &self,

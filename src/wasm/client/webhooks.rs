@@ -23,7 +23,7 @@ impl WebhooksResource {
 
 #[wasm_bindgen]
 impl WebhooksResource {
-    /// `POST /v1/webhooks`: a saved endpoint (https URL; `events` omitted means all).
+    /// `POST /v1/webhooks`: saves an endpoint (an https URL; `events` left out means every event).
     #[wasm_bindgen(unchecked_return_type = "APIPromise<WebhookEndpoint>")]
     pub fn create(
         &self,
@@ -35,7 +35,7 @@ impl WebhooksResource {
         })
     }
 
-    /// `GET /v1/webhooks`, newest first.
+    /// `GET /v1/webhooks`: the saved endpoints, newest first.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<WebhookList>")]
     pub fn list(
         &self,
@@ -46,7 +46,7 @@ impl WebhooksResource {
         })
     }
 
-    /// `GET /v1/webhooks/:id`.
+    /// `GET /v1/webhooks/:id`: reads an endpoint.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<WebhookEndpoint>")]
     pub fn retrieve(
         &self,
@@ -58,7 +58,7 @@ impl WebhooksResource {
         })
     }
 
-    /// `PATCH /v1/webhooks/:id`: new `url`, `events`, or `disabled`.
+    /// `PATCH /v1/webhooks/:id`: changes an endpoint's `url`, `events` or `disabled`.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<WebhookEndpoint>")]
     pub fn update(
         &self,
@@ -72,7 +72,7 @@ impl WebhooksResource {
         })
     }
 
-    /// `DELETE /v1/webhooks/:id` (resolves to `undefined`).
+    /// `DELETE /v1/webhooks/:id`: removes an endpoint (resolves to `undefined`); runs that name it stop delivering.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<void>")]
     pub fn delete(
         &self,
@@ -84,7 +84,7 @@ impl WebhooksResource {
         })
     }
 
-    /// `GET /v1/webhooks/:id/deliveries`: the 50 most recent attempts, newest first.
+    /// `GET /v1/webhooks/:id/deliveries`: an endpoint's 50 most recent delivery attempts, newest first.
     #[wasm_bindgen(unchecked_return_type = "APIPromise<WebhookDeliveryList>")]
     pub fn deliveries(
         &self,

@@ -6,39 +6,41 @@
  */
 export type ClientDataOptions = {
   /**
-   * Secret API key; default `DOCAUTO_API_KEY` from the environment (Node, Bun, Deno).
+   * The secret API key. Default: `DOCAUTO_API_KEY` from the environment (Node, Bun, Deno).
    */
   apiKey?: string;
   /**
-   * The API's address (absolute http(s) URL, optional path prefix); default `DOCAUTO_BASE_URL`. The key is sent
-   * to this origin only.
+   * The API's address (an absolute http(s) URL, optionally with a path prefix); the key is sent to this origin
+   * only. Default: `DOCAUTO_BASE_URL` from the environment.
    */
   baseUrl?: string;
   /**
-   * Retries after the first attempt (0 to 100). Default 2.
+   * Retries after the first attempt (0 to 100). Default: `2`.
    */
   maxRetries?: number;
   /**
-   * Per-attempt timeout in milliseconds (at least 1). Default 600000.
+   * Per-attempt timeout in milliseconds (at least 1). Default: `600000` (10 minutes).
    */
   timeoutMs?: number;
   /**
-   * Largest `Retry-After` honoured (ms); a longer one ends the call with the error, `retryAfter` set. Default
-   * 60000.
+   * Largest `Retry-After` honoured, in milliseconds; a longer one ends the call with the error, `retryAfter` set.
+   * Default: `60000`.
    */
   maxRetryAfterMs?: number;
   /**
    * Headers added to every request to `baseUrl` (never `authorization` or `idempotency-key`; never to other
-   * hosts). Values must be strings.
+   * hosts). Values must be strings. Default: none.
    */
   defaultHeaders?: Record<string, string>;
   /**
-   * Allows construction in a browser page or worker, where the secret key would be visible to anyone. Default
-   * false.
+   * Allows construction in a browser page or worker, where the secret key would be visible to anyone. Default:
+   * `false`.
    */
   dangerouslyAllowBrowser?: boolean;
   /**
-   * Default `warn` (or `DOCAUTO_LOG`). `debug` logs method, path, status, request id, attempt and elapsed ms.
+   * How much the client logs: `off`, `error` (calls that failed after their retries), `warn` (and each retry),
+   * `info` (and every call's end), `debug` (and every attempt: method, path, status, request id, attempt and
+   * elapsed ms). Default: `DOCAUTO_LOG` from the environment, else `warn`.
    */
   logLevel?: LogLevel;
 };

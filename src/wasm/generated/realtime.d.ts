@@ -39,7 +39,7 @@ export type RealtimeTranscriberDataOptions = {
   /**
    * Audio sent and no message from the service for this long (ms) counts as a dead connection: it reconnects
    * through `getUrl` (error `connection_silent`). 0 (default) turns the check off: the service may stay quiet
-   * during silence (the spec promises no message then; the emulator sends none), and each reconnect spends a
+   * during silence (the API documents no message then; the emulator sends none), and each reconnect spends a
    * fresh ticket.
    */
   silenceTimeoutMs?: number;

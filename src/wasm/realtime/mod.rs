@@ -227,7 +227,7 @@ impl RealtimeTranscriber {
         self.host.read(Session::is_paused).unwrap_or(false)
     }
 
-    /// Usage so far: the service's last `usage` message, else the client's estimate by the spec's pricing
+    /// Usage so far: the service's last `usage` message, else the client's estimate by the service's published pricing
     /// (5 credits on the first join, 2 per started minute of audio sent).
     #[wasm_bindgen(getter, unchecked_return_type = "RealtimeUsage")]
     pub fn usage(&self) -> JsValue {

@@ -37,6 +37,8 @@ export declare function durableObjectStore(
 /** The Durable Object of `durableObjectStore`: export it from your Worker and bind a namespace to it. */
 export declare class DedupeObject {
   constructor(ctx: DurableObjectStateLike, env?: unknown);
+  /** Runs one command of `durableObjectStore` (claim, renew, release, mark) on this shard's records, atomically. */
   fetch(request: Request): Promise<Response>;
+  /** Deletes the records that lapsed (the runtime calls it; it sets itself again hourly while records remain). */
   alarm(): Promise<void>;
 }
