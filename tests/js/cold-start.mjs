@@ -46,7 +46,7 @@ const ROUNDS = Number(flag("--rounds", "11"));
 const RUNTIMES = flag("--runtimes", "workerd,workerd-serve,deno,bun,node").split(",");
 const PKG = resolve(flag("--pkg", join(root, "pkg")));
 const BASELINE = flag("--baseline", null);
-/** Targets of issue 31: our penalty over a bare start, over jose's. */
+/** Targets: our penalty over a bare start, over jose's. */
 const TARGETS = { workerd: [1.0, 0.6], "workerd-serve": [1.0, 0.6], deno: [1.0, 0.6], bun: [1.0, 0.6], node: [0.8, null] };
 const LABELS = { workerd: "workerd (miniflare)", "workerd-serve": "workerd (`workerd serve`)", deno: "Deno", bun: "Bun", node: "Node" };
 

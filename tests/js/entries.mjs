@@ -102,7 +102,7 @@ await t.run("every generated entry imports from its glue only names the glue exp
   }
 });
 
-await t.run("the entries a fresh process imports as they are (node.js: Node and Bun; deno.js) are one file each: they import nothing of the package and build no URL outside their wasm/ (issue 31)", () => {
+await t.run("the entries a fresh process imports as they are (node.js: Node and Bun; deno.js) are one file each: they import nothing of the package and build no URL outside their wasm/", () => {
   // docauto/emulator's entries share its hand-written core.js and serve.js with its other entries and its bin.
   for (const entry of ENTRIES.filter((e) => e.name !== "docauto/emulator")) {
     for (const file of ["node.js", "deno.js"]) {

@@ -3,7 +3,7 @@
 // (miniflare); then the npm tarball (`npm pack --dry-run`). Prints a markdown report after the line `<!-- table -->`.
 //
 // Run: `node tests/js/size-bench.mjs` with pkg/ built (`cargo xtask build`). Budgets are gzip -9 of the wasm an entry
-// loads in a browser (issue 22), each with its stretch goal. A budget over its limit is printed as FAIL; the
+// loads in a browser, each with its stretch goal. A budget over its limit is printed as FAIL; the
 // script still exits 0 so the other benchmarks run (the budgets are reported, not enforced, here).
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -35,8 +35,8 @@ function entries(input) {
       call: "`new DocAuto`",
       first: `new m.DocAuto({ apiKey: "sk_test_size_bench", baseUrl: "https://api.example" }); return "agr_size_bench";`,
     },
-    // Budget and stretch from issue 31 (was 80 KiB); its second module, p256 for the checks no host crypto answers, is
-    // loaded only then (a row of its own, without a budget).
+    // Its second module, p256 for the checks no host crypto answers, is loaded only then (a row of its own, without
+    // a budget).
     {
       name: "docauto/webhooks",
       dir: "webhooks/",
@@ -186,7 +186,7 @@ async function main() {
 
   const lines = [
     `Measured by \`cargo xtask bench\` (\`node tests/js/size-bench.mjs\`, Node ${process.version}): the \`.wasm\` each entry loads ` +
-      "(gzip -9 and brotli q11 from node's zlib); budgets (issue 22; `docauto/webhooks` issue 31) on gzip -9.",
+      "(gzip -9 and brotli q11 from node's zlib); each entry's budget is the most its module may weigh gzip -9, with a stretch goal below it.",
     "",
     "| entry | raw | gzip -9 | brotli q11 | budget (gzip -9) |",
     "| --- | --- | --- | --- | --- |",

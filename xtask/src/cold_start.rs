@@ -1,6 +1,6 @@
 //! `cargo xtask bench`'s cold-start section: `docauto/webhooks` against jose from a cold start in workerd (through
 //! miniflare, and `workerd serve` alone), Deno, Bun and Node, installed from the packed tarball
-//! (tests/js/cold-start.mjs, issue 31).
+//! (tests/js/cold-start.mjs).
 
 use crate::util::{self, step};
 use std::path::Path;

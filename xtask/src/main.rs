@@ -10,6 +10,9 @@ mod minify;
 mod page_proxy;
 mod test;
 mod util;
+// A test only: nothing a user or contributor reads names the process of the work.
+#[cfg(test)]
+mod wording;
 mod xvfb;
 
 const USAGE: &str = "usage: cargo xtask <command>

@@ -18,7 +18,7 @@
 // Each round gives each side's mean wall time per call, over the turns (one call of each side) in which no call took
 // over 4 times its side's median (see `round`); the per-round ratios docauto/openai-node and docauto/raw (of times:
 // below 1 is faster) are taken, and their median and spread (min to max over the rounds) reported.
-// Targets (issue 25): every shape at most 0.9 of openai-node; GET at most 1.10 and POST at most 1.25 of raw `fetch`.
+// Targets: every shape at most 0.9 of openai-node; GET at most 1.10 and POST at most 1.25 of raw `fetch`.
 // Prints a markdown table (after a `<!-- table -->` line, for `cargo xtask bench`), a line per target, and one JSON
 // line: {"bench":"client","rounds":N,"shapes":[{shape, us:{docauto,openai,raw}, vs_openai:{median,min,max},
 // vs_raw:{median,min,max}}...],"met":bool}
