@@ -782,7 +782,8 @@ fn error_snippet(wasm_dir: &Path) -> Result<(String, Vec<String>), String> {
     for entry in entries.flatten() {
         let candidate = entry.path().join("src/wasm/errors.js");
         if candidate.exists() {
-            let classes = exported_names(&read(&candidate)?, &["class"]);
+            // Each class is an `export const` (made by a pure call, so bundlers drop the unused ones).
+            let classes = exported_names(&read(&candidate)?, &["class", "const"]);
             let rel = format!(
                 "snippets/{}/src/wasm/errors.js",
                 entry.file_name().to_string_lossy()
