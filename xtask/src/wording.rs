@@ -15,7 +15,7 @@ const NOT_READ: &[&str] = &["package-lock.json", "Cargo.lock"];
 
 /// The Markdown files being rewritten in parallel with this check: left out until that rewrite lands, then this list
 /// is emptied and they are checked like every other file.
-const LEAD_OWNED_DURING_REWRITE: &[&str] = &["README.md", "CHANGELOG.md", "BENCHMARKS.md", "docs/"];
+const LEAD_OWNED_DURING_REWRITE: &[&str] = &["BENCHMARKS.md"];
 
 const ORDINALS: &[&str] = &[
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
@@ -273,14 +273,14 @@ mod tests {
             "package-lock.json",
             "tests/bundlers/package-lock.json",
             "Cargo.lock",
-            "README.md",
-            "CHANGELOG.md",
             "BENCHMARKS.md",
-            "docs/webhooks.md",
         ] {
             assert!(!is_read(path), "{path}");
         }
         for path in [
+            "README.md",
+            "CHANGELOG.md",
+            "docs/webhooks.md",
             "src/json.rs",
             "emulator/README.md",
             "src/wasm/client/README.md",
