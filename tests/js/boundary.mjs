@@ -569,6 +569,7 @@ const NEVER_THROWS = [
   [/^const ret = Object\.defineProperty\(arg0, arg1, arg2\);/, "objects of this module's making"],
   [/^const ret = Object\.create\(arg0\);/, "Object.create(null): plain_copy's target"],
   [/^const ret = Array\.isArray\(arg0\);/, "JSON.parse's output (the verified event's data)"],
+  [/^const ret = arg0\.deref\(\); return isLikeNone\(ret\) \? 0 : addToExternrefTable0\(ret\);$/, "WeakRefs of this module's making (the transcriber's own JS object)"],
   [/^const ret = create(Webhook|Api|Realtime)Error\(/, "errors.js constructors"],
   [/^(openCapture|flushCapture|later|afterAll|fetchUrl)\(|^const ret = closeCapture\(/, "capture.js: catches inside"],
   [/^const ret = plainOptionsText\(arg\d, getStringFromWasm0\(arg\d, arg\d\)\);/, "interop.js: catches inside (the options' copy and JSON text)"],

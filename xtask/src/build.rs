@@ -749,16 +749,41 @@ fn glue_exports(glue: &str, name: &str) -> bool {
 ///   source"). The brand check by `Object.prototype.toString` holds across realms.
 /// - The default module URL of the async init names the module's own file (renamed from `docauto_bg.wasm`), so a
 ///   bundler that follows `new URL(..., import.meta.url)` in the glue finds the file the entry loads.
+///
+/// And in the glue of `docauto/realtime`, [`bind_transcriber`]'s two edits.
 fn patch_glue(glue: &str, produced: &str, module: &str) -> Result<String, String> {
     let glue = replace_once(
         glue,
         "if (!(module instanceof WebAssembly.Module)) {",
         "if (!(module instanceof WebAssembly.Module) && Object.prototype.toString.call(module) !== \"[object WebAssembly.Module]\") {",
     )?;
-    replace_once(
+    let glue = replace_once(
         &glue,
         &format!("new URL('{produced}', import.meta.url)"),
         &format!("new URL('{module}', import.meta.url)"),
+    )?;
+    bind_transcriber(&glue)
+}
+
+/// The glue function that hands a `RealtimeTranscriber` its own JS object (`src/wasm/realtime/mod.rs`,
+/// `bind_transcriber`): the Rust side cannot reach the object wasm-bindgen's constructor makes, and holds it while
+/// a session is live so that the class's `FinalizationRegistry` never frees a live transcriber.
+const BIND_TRANSCRIBER: &str = "bindTranscriber";
+
+/// Where the glue has [`BIND_TRANSCRIBER`], two edits, each required to apply exactly once: the class's constructor
+/// calls it with `this` right after registering the object with its finalizer, and the function is no longer
+/// exported (it is not API; the entries re-export every export of the glue). Other glues are returned as they are.
+fn bind_transcriber(glue: &str) -> Result<String, String> {
+    let declaration = format!("export function {BIND_TRANSCRIBER}(");
+    if !glue_exports(glue, BIND_TRANSCRIBER) {
+        return Ok(glue.to_owned());
+    }
+    let glue = replace_once(glue, &declaration, &declaration["export ".len()..])?;
+    let register = "RealtimeTranscriberFinalization.register(this, this.__wbg_ptr, this);";
+    replace_once(
+        &glue,
+        register,
+        &format!("{register}\n        {BIND_TRANSCRIBER}(this, this);"),
     )
 }
 
@@ -1003,6 +1028,29 @@ fn write(p: &Path, text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_transcriber_constructor_binds_its_object_and_the_binding_is_not_exported() {
+        let glue = "export class RealtimeTranscriber {\n    constructor(options) {\n        const ret = wasm.a(options);\n        \
+                    this.__wbg_ptr = ret[0];\n        \
+                    RealtimeTranscriberFinalization.register(this, this.__wbg_ptr, this);\n        return this;\n    }\n}\n\
+                    export function bindTranscriber(transcriber, object) {\n    wasm.b(transcriber.__wbg_ptr, object);\n}\n";
+        let patched = bind_transcriber(glue).unwrap();
+        assert!(patched.contains(
+            "RealtimeTranscriberFinalization.register(this, this.__wbg_ptr, this);\n        bindTranscriber(this, this);\n        return this;"
+        ));
+        assert!(patched.contains("\nfunction bindTranscriber(transcriber, object) {"));
+        assert!(!glue_exports(&patched, BIND_TRANSCRIBER));
+        assert!(!exported_names(&patched, &["function"]).contains(&BIND_TRANSCRIBER.to_owned()));
+        // Another module's glue is left alone; a layout without the constructor's registration fails the build.
+        let other = "export class WebhookVerifier {\n}\n";
+        assert_eq!(bind_transcriber(other).unwrap(), other);
+        let moved = glue.replace(
+            "RealtimeTranscriberFinalization.register",
+            "Registry.register",
+        );
+        assert!(bind_transcriber(&moved).is_err());
+    }
 
     #[test]
     fn exported_names_skip_init_machinery() {
