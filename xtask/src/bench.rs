@@ -40,13 +40,14 @@ const CLIENT_SHAPES: [(&str, &str); 4] = [
     ("wait", "wait over 3 polls"),
     ("list", "5 list pages of 100 runs"),
 ];
-/// The checks the realtime benchmarks make (each fails its script when it fails): the check's name, the script, and
-/// what it holds, as the verdict table says it.
+/// The checks the realtime benchmarks make (each fails its script when it fails): the start of the check's name (the
+/// resampler's ends with its floor, which the script's `BENCH` line gives too), the script, and what it holds, as the
+/// verdict table says it.
 const REALTIME_CHECKS: [(&str, &str, &str); 4] = [
     (
-        "wasm_resample_and_encode_is_at_least_200x_realtime",
+        "wasm_resample_and_encode_is_at_least_",
         "realtime",
-        "resampling 48 kHz audio to 16 kHz PCM16 frames in wasm (Node): at least 200x realtime",
+        "resampling 48 kHz audio to 16 kHz PCM16 frames in wasm (Node): at least {floor}x realtime",
     ),
     (
         "both_paths_produce_the_same_amount_of_pcm16",
@@ -371,17 +372,33 @@ impl Run {
             .collect()
     }
 
-    /// Its last non-empty line, shortened, for a sentence that says why it stopped.
-    fn last_line(&self) -> Option<String> {
-        let line = self
+    /// The line that says why it stopped, shortened, without a closing period: the last error it printed
+    /// (`Error: ...`, `TypeError: ...`, `FAIL setup: ...`), else its last line that is neither a stack frame nor
+    /// Node's version banner.
+    fn reason(&self) -> Option<String> {
+        let lines: Vec<&str> = self
             .text
             .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())?
-            .trim();
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let error = lines.iter().rev().find(|l| {
+            l.starts_with("FAIL setup:")
+                || l.split_once(": ").is_some_and(|(head, _)| {
+                    head.ends_with("Error") && !head.contains(char::is_whitespace)
+                })
+        });
+        let line = error
+            .or_else(|| {
+                lines
+                    .iter()
+                    .rev()
+                    .find(|l| !l.starts_with("at ") && !l.starts_with("Node.js v"))
+            })?
+            .trim_end_matches('.');
         let short: String = line.chars().take(240).collect();
         let short = short.replace('`', "'");
-        Some(if short.len() < line.len() {
+        Some(if line.chars().count() > 240 {
             format!("{short}...")
         } else {
             short
@@ -391,10 +408,8 @@ impl Run {
     /// Why it gave no report, as the end of a sentence that starts with its command.
     fn why_not(&self) -> String {
         let how = self.failure.as_deref().unwrap_or("printed no report");
-        match self.last_line() {
-            Some(last) if self.failure.is_some() => {
-                format!("{how} before its report (its last line: {last})")
-            }
+        match self.reason() {
+            Some(reason) if self.failure.is_some() => format!("{how} before its report: {reason}"),
             _ => how.to_owned(),
         }
     }
@@ -419,9 +434,7 @@ impl Run {
             Some(how) if failed.is_empty() => vec![format!(
                 "This run's `{}` {how} after its report{}.",
                 self.command,
-                self.last_line()
-                    .map(|l| format!(" (its last line: {})", l.trim_end_matches('.')))
-                    .unwrap_or_default()
+                self.reason().map(|r| format!(": {r}")).unwrap_or_default()
             )],
             _ => failed,
         }
@@ -932,8 +945,13 @@ fn verdicts(runs: &Runs) -> Vec<Verdict> {
             &runs.realtime_browser
         };
         let bench = run.bench();
+        let floor = bench.as_ref().and_then(|b| b.num(&["floor"]));
+        let target = target.replace(
+            "{floor}",
+            &floor.map_or("200".to_owned(), |f| format!("{f:.0}")),
+        );
         let measured = match check {
-            "wasm_resample_and_encode_is_at_least_200x_realtime" => bench
+            "wasm_resample_and_encode_is_at_least_" => bench
                 .as_ref()
                 .and_then(|b| b.num(&["wasmRealtimeFactor"]))
                 .map(|x| format!("{x:.0}x realtime")),
@@ -944,18 +962,23 @@ fn verdicts(runs: &Runs) -> Vec<Verdict> {
             }),
             _ => None,
         };
-        let found = run.checks().into_iter().find(|c| c.name == check);
+        let found = run.checks().into_iter().find(|c| c.name.starts_with(check));
         out.push(match found {
             Some(c) => Verdict {
                 area: "Live transcription",
-                target: target.to_owned(),
+                target,
                 measured: measured.unwrap_or_else(|| "-".to_owned()),
                 verdict: match c.failed {
                     None => "met".to_owned(),
                     Some(why) => format!("check failed: {why}"),
                 },
             },
-            None => Verdict::not_measured("Live transcription", target.to_owned(), &why(run)),
+            None if bench.is_some() => Verdict::not_measured(
+                "Live transcription",
+                target,
+                &format!("`{}` printed no check named `{check}...`", run.command),
+            ),
+            None => Verdict::not_measured("Live transcription", target, &why(run)),
         });
     }
 
@@ -974,10 +997,7 @@ fn verdicts(runs: &Runs) -> Vec<Verdict> {
             measured: m,
             verdict: match &runs.load.failure {
                 None => "met".to_owned(),
-                Some(_) => format!(
-                    "check failed: {}",
-                    runs.load.last_line().unwrap_or_default()
-                ),
+                Some(_) => format!("check failed: {}", runs.load.reason().unwrap_or_default()),
             },
         },
         None => Verdict::not_measured("Emulator", target.to_owned(), &why(&runs.load)),
@@ -1035,6 +1055,16 @@ fn verdict_table(verdicts: &[Verdict], minutes: f64, machine: &Machine) -> Strin
 
 // ---------------------------------------------------------------------------------------------------------------
 // Formatting, as the benchmarks' own tables print the same figures.
+
+/// A target's number as written: one decimal at least (`1.0`, `1.8`), more when it has more (`0.85`).
+pub(crate) fn decimal(x: f64) -> String {
+    let one = format!("{x:.1}");
+    if one.parse::<f64>() == Ok(x) {
+        one
+    } else {
+        format!("{x}")
+    }
+}
 
 /// A ratio with two decimals.
 pub(crate) fn ratio(x: f64) -> String {
@@ -1437,8 +1467,8 @@ mod tests {
         );
         assert_eq!(
             section(&crashed, crashed.table()),
-            "Not measured in this run: `node tests/js/x.mjs` exited with status 1 before its report (its last line: \
-             Error: cannot reach 'the' server)."
+            "Not measured in this run: `node tests/js/x.mjs` exited with status 1 before its report: Error: cannot \
+             reach 'the' server."
         );
         let skipped = Run::skipped(
             "node tests/js/y.mjs".into(),
@@ -1455,8 +1485,22 @@ mod tests {
         );
         assert_eq!(
             section(&late, late.table()),
-            "| a |\n\nThis run's `node tests/js/x.mjs` exited with status 2 after its report (its last line: boom)."
+            "| a |\n\nThis run's `node tests/js/x.mjs` exited with status 2 after its report: boom."
         );
+        // Node's report of an uncaught error: the error line, not the stack or the version banner after it.
+        let thrown = run(
+            "file:///x.mjs:30\nthrow new Error(\"simulated\");\n      ^\n\nError: simulated: no server.\n    at file:///x.mjs:30:7\n\nNode.js v20.20.2\n",
+            Some("exited with status 1"),
+        );
+        assert_eq!(
+            thrown.why_not(),
+            "exited with status 1 before its report: Error: simulated: no server"
+        );
+        let long = run(
+            &format!("TypeError: {}\n", "x".repeat(300)),
+            Some("exited with status 1"),
+        );
+        assert_eq!(long.reason().unwrap().chars().count(), 243);
         let fine = run("<!-- table -->\n| a |\n", None);
         assert_eq!(section(&fine, fine.table()), "| a |");
         assert!(fine.problem().is_none());
@@ -1566,7 +1610,7 @@ mod tests {
     #[test]
     fn verdicts_hold_the_targets_against_the_run() {
         let realtime = run(
-            "BENCH {\"wasmRealtimeFactor\":150}\nok   both_paths_produce_the_same_amount_of_pcm16\nFAIL wasm_resample_and_encode_is_at_least_200x_realtime: 150x is below the 200x floor\n",
+            "BENCH {\"wasmRealtimeFactor\":150,\"floor\":1000}\nok   both_paths_produce_the_same_amount_of_pcm16\nFAIL wasm_resample_and_encode_is_at_least_1000x_realtime: 150x is below the 1000x floor\n",
             Some("exited with status 1"),
         );
         let rs = runs(size_run(), client_run(), realtime);
@@ -1597,7 +1641,16 @@ mod tests {
             .starts_with("not measured in this run"));
         let floor = find("resampling");
         assert_eq!(floor.measured, "150x realtime");
-        assert_eq!(floor.verdict, "check failed: 150x is below the 200x floor");
+        assert_eq!(floor.verdict, "check failed: 150x is below the 1000x floor");
+        assert!(
+            floor.target.ends_with("at least 1000x realtime"),
+            "{}",
+            floor.target
+        );
+        // The browser bench did not finish: its checks are not measured, and say why.
+        assert!(find("Chromium: every session")
+            .verdict
+            .starts_with("not measured in this run (`node tests/js/x.mjs` exited with status 1"));
         assert_eq!(find("the wasm resampler").verdict, "met");
         assert!(find("workerd (`workerd serve`)")
             .verdict
@@ -1623,7 +1676,7 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(doc.contains("prose"), "{doc}");
         assert!(!doc.contains("stale"), "{doc}");
-        assert!(doc.contains("<!-- bench-client:begin -->\nNot measured in this run: `node tests/js/x.mjs` exited with status 1 before its report (its last line: Error: no server).\n<!-- bench-client:end -->"), "{doc}");
+        assert!(doc.contains("<!-- bench-client:begin -->\nNot measured in this run: `node tests/js/x.mjs` exited with status 1 before its report: Error: no server.\n<!-- bench-client:end -->"), "{doc}");
         assert!(
             doc.contains("<!-- bench-size:begin -->\n| s |\n<!-- bench-size:end -->"),
             "{doc}"
@@ -1643,5 +1696,9 @@ mod tests {
         assert_eq!(thousands(-1500.0), "-1 500");
         assert_eq!(signed_ms(8.84), "+8.8 ms");
         assert_eq!(signed_ms(-0.04), "-0.0 ms");
+        assert_eq!(decimal(1.0), "1.0");
+        assert_eq!(decimal(1.8), "1.8");
+        assert_eq!(decimal(0.85), "0.85");
+        assert_eq!(decimal(0.01), "0.01");
     }
 }

@@ -66,8 +66,10 @@ pub(crate) fn verdicts(bench: Option<&Json>, why_not: &str) -> Vec<Verdict> {
     TARGETS
         .iter()
         .map(|(key, label, target)| {
-            let target_text =
-                format!("{label}: at most {target:.1}x jose's cost over a bare start");
+            let target_text = format!(
+                "{label}: at most {}x jose's cost over a bare start",
+                crate::bench::decimal(*target)
+            );
             match bench.and_then(|b| b.num(&["runtimes", key, "ratio"])) {
                 Some(r) => Verdict::against(
                     "Cold start",
@@ -112,7 +114,14 @@ mod tests {
         );
         assert_eq!(rows[2], "| Bun | not measured in this run | | |");
         let v = verdicts(Some(&b), "it did not finish");
+        assert_eq!(
+            v[0].target,
+            "workerd (`workerd serve`): at most 1.8x jose's cost over a bare start"
+        );
         assert_eq!(v[0].verdict, "met");
+        assert!(v[1].target.contains("at most 1.2x"));
+        assert_eq!(v[1].verdict, "met");
+        assert!(v[2].target.contains("at most 1.0x"));
         assert_eq!(v[2].verdict, "not measured in this run (it did not finish)");
         assert_eq!(v[3].measured, "0.28x");
         let none = summary_rows(None);
