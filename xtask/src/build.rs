@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-/// The wasm-opt level: measured in BENCHMARKS.md (size and verify speed of -O2, -O3, -Oz).
+/// The wasm-opt level: measured in PERFORMANCE.md, "Steady state" (size and verify speed of -O2, -O3, -Oz).
 pub const WASM_OPT_LEVEL: &str = "-O3";
 
 /// Features the Rust 1.95 wasm32 target emits; wasm-opt must accept them and keep within them.
