@@ -10,12 +10,12 @@
 // a failure.
 import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { chromium } from "playwright-core";
 import { startDemo } from "../../../www/dev.mjs";
 import { launchWebKit } from "../webkit.mjs";
 import { ROOT, speechWav } from "../realtime/harness.mjs";
 import { Checks, assert } from "../suite.mjs";
 import { report } from "../common.mjs";
+import { launchChromium } from "../chromium.mjs";
 
 const WEBKIT = process.argv.includes("--browser") && process.argv[process.argv.indexOf("--browser") + 1] === "webkit";
 const ENGINE = WEBKIT ? "webkit" : "chromium";
@@ -85,16 +85,7 @@ async function main() {
   wav = WEBKIT ? null : speechWav();
   demo = await startDemo({ port: 0, timeScale: 0.3 });
   console.log(`     demo ${demo.url}, emulator ${demo.baseUrl}`);
-  browser = WEBKIT ? await launchWebKit({ record: true, autoplay: "default" }) : await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    timeout: 60_000,
-    args: [
-      "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-      "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-      `--use-file-for-fake-audio-capture=${wav}`, "--autoplay-policy=no-user-gesture-required",
-    ],
-  });
+  browser = WEBKIT ? await launchWebKit({ record: true, autoplay: "default" }) : await launchChromium({ microphone: wav });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const requests = [];
   const statuses = [];

@@ -13,10 +13,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { chromium } from "playwright-core";
 import { buildPlayground } from "../../../www/playground/build.mjs";
 import { serveStatic } from "../../../www/static.mjs";
-import { CHROMIUM_ARGS } from "../chromium.mjs";
+import { launchChromium } from "../chromium.mjs";
 import { launchFirefox } from "../firefox.mjs";
 import { ROOT, speechWav } from "../realtime/harness.mjs";
 import { report } from "../common.mjs";
@@ -58,18 +57,7 @@ async function finish() {
 async function launch() {
   if (FIREFOX) return launchFirefox({ audio: true });
   wav = speechWav();
-  return chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    timeout: 60_000,
-    args: [
-      ...CHROMIUM_ARGS,
-      "--use-fake-device-for-media-stream",
-      "--use-fake-ui-for-media-stream",
-      `--use-file-for-fake-audio-capture=${wav}`,
-      "--autoplay-policy=no-user-gesture-required",
-    ],
-  });
+  return launchChromium({ microphone: wav });
 }
 
 /**

@@ -22,11 +22,11 @@ import { readFileSync, existsSync, rmSync } from "node:fs";
 import { join, normalize, dirname } from "node:path";
 import { once } from "node:events";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
 import { launchFirefox } from "../firefox.mjs";
 import { launchWebKit } from "../webkit.mjs";
 import { WebSocketServer, WebSocket } from "ws";
 import { sdkLocation, startEmulator, createSession, speechWav, runner } from "./harness.mjs";
+import { launchChromium } from "../chromium.mjs";
 
 const BROWSER = process.argv.includes("--browser") ? process.argv[process.argv.indexOf("--browser") + 1] : "chromium";
 const FIREFOX = BROWSER === "firefox";
@@ -436,16 +436,7 @@ async function main() {
   await once(server, "listening");
   const base = `http://127.0.0.1:${server.address().port}`;
 
-  const browser = FIREFOX ? await launchFirefox({ audio: true }) : WEBKIT ? await launchWebKit({ record: true }) : await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-      "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-      `--use-file-for-fake-audio-capture=${wav}`, "--autoplay-policy=no-user-gesture-required",
-      "--js-flags=--expose-gc",
-    ],
-  });
+  const browser = FIREFOX ? await launchFirefox({ audio: true }) : WEBKIT ? await launchWebKit({ record: true }) : await launchChromium({ microphone: wav, args: ["--js-flags=--expose-gc"] });
   const pageRequests = [];
   const page = await browser.newPage();
   page.on("request", (req) => pageRequests.push({ url: req.url(), headers: req.headers() }));
