@@ -1,4 +1,5 @@
-//! Project tasks: `cargo xtask install | build | types | test | bench [--write] | fuzz | demo | playground | emulator`.
+//! Project tasks: `cargo xtask install | build | types | test | bench [--write] | fuzz | demo | playground | site |
+//! emulator`.
 
 mod bench;
 mod build;
@@ -8,6 +9,7 @@ mod fuzz;
 mod install;
 mod minify;
 mod page_proxy;
+mod site;
 mod test;
 mod util;
 // A test only: nothing a user or contributor reads names the process of the work.
@@ -26,6 +28,8 @@ const USAGE: &str = "usage: cargo xtask <command>
   fuzz [secs]     bounded cargo-fuzz run of each target, then the wasm boundary from Node (default 30 s each)
   demo            build, start the emulator and the demo app on 127.0.0.1, print the address
   playground [--out DIR]  build, write the demo as static files that need no server (default target/playground/)
+  site [--out DIR]  build, write the documentation as static files with the playground, every example that can
+                  run in a browser runnable in its page (default target/site/)
   emulator [args] run the local emulator (docauto-emulator --help for its flags)";
 
 fn main() {
@@ -53,6 +57,12 @@ fn main() {
             install::install()
                 .and_then(|()| build::build())
                 .and_then(|()| demo::playground(&out))
+                .map(|()| true)
+        }),
+        "site" => site::out_dir(rest).and_then(|out| {
+            install::install()
+                .and_then(|()| build::build())
+                .and_then(|()| site::site(&out))
                 .map(|()| true)
         }),
         "emulator" => emulator(rest),

@@ -109,6 +109,9 @@ pub fn docs() -> Result<bool, String> {
 /// The time limit of the docs test (about 2 minutes on 2 cores).
 const DOCS_SECS: u64 = 600;
 
+/// The time limit of the site's suite in one engine (its own watchdog ends it a minute earlier).
+const SITE_SECS: u64 = 480;
+
 /// PulseAudio, which the Firefox audio suites start with a null sink when none answers (tests/js/firefox.mjs, as a
 /// daemon that every later suite reuses): stopped when the run ends if it was not running when the run began, so a
 /// run leaves no daemon behind.
@@ -599,6 +602,30 @@ fn js_suites(t: &mut Tally) {
                 c
             },
             300,
+        ),
+        (
+            "site: the build (a broken link or anchor fails it with its file and line; pages, anchors, where each example runs)",
+            node("tests/js/site/build-checks.mjs"),
+            120,
+        ),
+        (
+            "site: every page and every Run button under /docauto/ in chromium (no error, no other origin)",
+            node("tests/js/site/e2e.mjs"),
+            SITE_SECS,
+        ),
+        (
+            "site: every page and every Run button under /docauto/ in firefox (no error, no other origin)",
+            {
+                let mut c = node("tests/js/site/e2e.mjs");
+                c.args(["--browser", "firefox"]);
+                c
+            },
+            SITE_SECS,
+        ),
+        (
+            "site: every page and every Run button under /docauto/ in webkit (no error, no other origin)",
+            webkit("tests/js/site/e2e.mjs"),
+            SITE_SECS,
         ),
         (
             "docauto/emulator: node, deno, bun (full flow in-process and listening; each process exits after close)",
