@@ -29,7 +29,6 @@ let stopServing = null;
 let endpointId = null;
 let deliveryTarget = null;
 let active = null; // the output the console writes to
-let clip = false;
 
 // -------------------------------------------------------------------------------------------------------------
 // What a server-side example expects of its runtime
@@ -81,13 +80,17 @@ function installRuntime() {
       original(...args);
     };
   }
-  const media = navigator.mediaDevices;
-  if (media?.getUserMedia) {
-    const getUserMedia = media.getUserMedia.bind(media);
-    media.getUserMedia = async (constraints) => {
-      if (constraints?.audio && clip) return sampleSound();
+  // On the prototype: WebKit may drop a property set on `navigator.mediaDevices` itself (it makes that object anew).
+  const proto = globalThis.MediaDevices?.prototype;
+  const getUserMedia = proto?.getUserMedia;
+  if (getUserMedia) {
+    proto.getUserMedia = async function (constraints) {
+      if (constraints?.audio && document.querySelector("input.clip:checked")) {
+        active?.print("(the page's sample sound plays instead of the microphone)", "note");
+        return sampleSound();
+      }
       try {
-        return await getUserMedia(constraints);
+        return await getUserMedia.call(this, constraints);
       } catch (e) {
         if (!constraints?.audio || !["NotAllowedError", "NotFoundError", "NotReadableError", "OverconstrainedError"].includes(e?.name)) throw e;
         active?.print(`(no microphone here: ${e.name}; the page plays its sample sound instead)`, "note");
@@ -156,9 +159,14 @@ function sampleSound() {
 // -------------------------------------------------------------------------------------------------------------
 // The page's emulator
 
-/** The emulator flags the page's examples ask for (`emulator-args`), as `createEmulator` options. */
+/**
+ * The emulator flags the page's examples ask for (`emulator-args`), as `createEmulator` options; `?timeScale=F` in
+ * the page's address multiplies the service's delays (as in the playground; the site's tests run faster with it).
+ */
 function emulatorOptions() {
   const options = { ...EMULATOR_OPTIONS };
+  const scale = Number(new URLSearchParams(location.search).get("timeScale"));
+  if (scale > 0) options.timeScale = scale;
   for (const el of examples) {
     const args = attrsOf(el)["emulator-args"]?.split(/\s+/) ?? [];
     for (let i = 0; i < args.length; i++) {
@@ -424,7 +432,6 @@ function enhance(el) {
     const box = document.createElement("input");
     box.type = "checkbox";
     box.className = "clip";
-    box.addEventListener("change", () => (clip = box.checked));
     label.append(box, " use the page's sample sound instead of the microphone");
     bar.append(label);
   }
