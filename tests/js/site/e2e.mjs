@@ -10,8 +10,9 @@
 //   Markdown, not from the page): `expect=` of its directive, a node --test report with every test passed, the
 //   2xx / 400 body_mismatch (/ 200 duplicate) answers of a webhook receiver; a page example shows `expect=` after
 //   its `click=` and no error after its `after=`;
-// then: editing a block changes what it prints; the emulator's reset; the playground's page loads; nothing was
-// requested from another origin (every request the browser made, recorded); the navigation reached every page.
+// then: editing a block changes what it prints; the emulator's reset; the same folder served at the root of another
+// origin runs an example too; the playground's page loads; nothing was requested from another origin (every request
+// the browser made, recorded); the navigation reached every page.
 //
 // Run: `node tests/js/site/e2e.mjs [--browser chromium|firefox|webkit]` (needs pkg/ from `cargo xtask build`).
 // Prints `ok`/`FAIL` lines, a RESULT line and `N passed, N failed`; exits non-zero on a failure.
@@ -186,12 +187,13 @@ async function main() {
   const page = await browser.newPage();
   const driverErrors = [];
   const offOrigin = new Set();
+  const allowed = new Set([origin]);
   let seen = 0;
   const noteRequest = (url) => {
     seen++;
     if (/^(blob|data):/.test(url)) return;
     try {
-      if (new URL(url).origin !== origin) offOrigin.add(url);
+      if (!allowed.has(new URL(url).origin)) offOrigin.add(url);
     } catch {
       offOrigin.add(url);
     }
@@ -302,6 +304,18 @@ async function main() {
   const resetErrors = await errorsNow();
   log(/agt_contract_review/.test(afterReset) && !/edited in the page/.test(afterReset) && resetErrors.length === 0, `Reset makes a new emulator the examples run against${resetErrors.length ? `: ${resetErrors.join(" | ")}` : ""}`);
 
+  // The same folder at the root of another origin: a guide's example runs there too.
+  const rootServer = await serve(site, "/");
+  cleanups.push(rootServer.close);
+  allowed.add(rootServer.url);
+  await goto(`${rootServer.url}/docs/client.html`);
+  await until(() => document.documentElement.dataset.examples === "ready", null, 10_000);
+  await page.click(`${first} button.run`);
+  await until((s) => ["done", "failed"].includes(document.querySelector(s)?.dataset.state), first, 60_000);
+  const atRoot = await page.evaluate((s) => document.querySelector(`${s} .run-output`).textContent, first);
+  const rootErrors = await errorsNow();
+  log(/agt_contract_review/.test(atRoot) && rootErrors.length === 0, `served at the root of ${rootServer.url}, a guide's example runs${rootErrors.length ? `: ${rootErrors.join(" | ")}` : ""}`);
+
   // The playground, from the navigation.
   const playground = nav.find((u) => u.includes("/playground/"));
   if (playground) {
@@ -314,7 +328,7 @@ async function main() {
 
   log(
     offOrigin.size === 0 && seen > built.pages.length,
-    `nothing was requested from another origin than ${origin} (${seen} requests seen by the driver)${offOrigin.size ? `: ${[...offOrigin].slice(0, 5).join(", ")}` : ""}`,
+    `nothing was requested from another origin than ${[...allowed].join(" and ")} (${seen} requests seen by the driver)${offOrigin.size ? `: ${[...offOrigin].slice(0, 5).join(", ")}` : ""}`,
   );
   log(runs > 0, `${runs} Run buttons pressed`);
   const slow = timings.sort((a, b) => b[1] - a[1]).slice(0, 5).map(([id, s]) => `${id} ${s.toFixed(1)} s`);
