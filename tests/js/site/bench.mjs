@@ -14,10 +14,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
-import { chromium } from "playwright-core";
 import { buildSite } from "../../../www/site/build.mjs";
 import { serveStatic } from "../../../www/static.mjs";
-import { CHROMIUM_ARGS } from "../chromium.mjs";
+import { launchChromium } from "../chromium.mjs";
 
 const RUNS = Number(process.env.SITE_BENCH_RUNS ?? 5);
 const GUIDE = "docs/client.html";
@@ -70,7 +69,7 @@ try {
 
   server = await serveStatic({ "/docauto/": site });
   const base = `${server.url}/docauto/`;
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
+  browser = await launchChromium();
 
   const guide = [];
   const playground = [];

@@ -23,7 +23,7 @@ import { extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { blocksOf } from "../../docs/blocks.mjs";
 import { buildSite } from "../../../www/site/build.mjs";
-import { CHROMIUM_ARGS } from "../chromium.mjs";
+import { launchChromium } from "../chromium.mjs";
 import { report } from "../common.mjs";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -123,22 +123,10 @@ async function launch() {
     const { launchWebKit } = await import("../webkit.mjs");
     return launchWebKit({ record: true });
   }
-  const { chromium } = await import("playwright-core");
   const { speechWav } = await import("../realtime/harness.mjs");
   const wav = speechWav();
   cleanups.push(async () => rmSync(join(wav, ".."), { recursive: true, force: true }));
-  return chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    timeout: 60_000,
-    args: [
-      ...CHROMIUM_ARGS,
-      "--use-fake-device-for-media-stream",
-      "--use-fake-ui-for-media-stream",
-      `--use-file-for-fake-audio-capture=${wav}`,
-      "--autoplay-policy=no-user-gesture-required",
-    ],
-  });
+  return launchChromium({ microphone: wav });
 }
 
 /** The expectations of the docs test, by `file:line` of each block (read from the Markdown, not from the page). */
