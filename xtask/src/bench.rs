@@ -3,7 +3,7 @@
 //! delivery after a cold start against jose (tests/js/cold-start.mjs, [`crate::cold_start`]); the client against
 //! openai-node and raw `fetch` (tests/js/client/bench.mjs); live transcription's resampling and its capture path in
 //! Chromium (tests/js/realtime/); the emulator's wasm build beside the native binary (tests/js/emulator/bench.mjs) and
-//! under load (docauto-emulator-bench); the static playground (tests/js/playground/bench.mjs).
+//! under load (docauto-emulator-bench); the static playground (tests/js/playground/bench.mjs); the documentation site (tests/js/site/bench.mjs).
 //!
 //! Each benchmark runs whatever became of the others. `--write` writes the run into BENCHMARKS.md: the summary at its
 //! top, assembled from the benchmarks' `BENCH {...}` lines, and each benchmark's section between its markers. A
@@ -113,6 +113,10 @@ const PLAYGROUND: Place = Place {
     key: "playground",
     heading: "## The static playground",
 };
+const SITE: Place = Place {
+    key: "site",
+    heading: "## The documentation site",
+};
 /// The verdicts' markers in PERFORMANCE.md.
 const VERDICTS_BEGIN: &str = "<!-- perf-verdicts:begin -->";
 const VERDICTS_END: &str = "<!-- perf-verdicts:end -->";
@@ -127,11 +131,12 @@ struct Runs {
     realtime_browser: Run,
     emulator: Run,
     playground: Run,
+    site: Run,
     load: Run,
 }
 
 impl Runs {
-    fn all(&self) -> [&Run; 9] {
+    fn all(&self) -> [&Run; 10] {
         [
             &self.verify,
             &self.size,
@@ -141,6 +146,7 @@ impl Runs {
             &self.realtime_browser,
             &self.emulator,
             &self.playground,
+            &self.site,
             &self.load,
         ]
     }
@@ -195,6 +201,8 @@ pub fn bench(write: bool) -> Result<(), String> {
     let emulator_run = needs_emulator(&["tests/js/emulator/bench.mjs"]);
     step("node tests/js/playground/bench.mjs (the static playground: size, time to the first panel in Chromium beside the served demo)");
     let playground = needs_emulator(&["tests/js/playground/bench.mjs"]);
+    step("node tests/js/site/bench.mjs (the documentation site: size, a guide's first Run answer in Chromium beside the playground's first panel)");
+    let site = Run::node(&r, &["tests/js/site/bench.mjs"], &[]);
     step("docauto-emulator-bench (requests/s, creations with and without --state, mixed load over 100 000 runs)");
     let load = match &release {
         Ok(()) => Run::capture(
@@ -213,6 +221,7 @@ pub fn bench(write: bool) -> Result<(), String> {
         realtime_browser,
         emulator: emulator_run,
         playground,
+        site,
         load,
     };
 
@@ -578,6 +587,7 @@ fn sections<'a>(runs: &Runs, machine: &Machine) -> Vec<(&'a Place, String)> {
             &PLAYGROUND,
             section(&runs.playground, runs.playground.table()),
         ),
+        (&SITE, section(&runs.site, runs.site.table())),
     ]
 }
 
@@ -1318,6 +1328,7 @@ mod tests {
                 None,
             ),
             playground: none(),
+            site: none(),
             load: none(),
         }
     }

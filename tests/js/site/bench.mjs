@@ -9,7 +9,8 @@
 // - the playground's first panel: the navigation's start to its `body[data-ready]` (as tests/js/playground/bench.mjs
 //   measures it).
 //
-// Run: `node tests/js/site/bench.mjs` (pkg/ built). Prints a Markdown table, then a `BENCH {...}` JSON line.
+// Run: `node tests/js/site/bench.mjs` (pkg/ built). Prints a Markdown table between `<!-- table -->` and
+// `<!-- /table -->` (for `cargo xtask bench`), then a `BENCH {...}` JSON line.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -98,6 +99,7 @@ try {
   const [g, p] = [median(guide), median(playground)];
   const version = browser.version();
   const row = (label, x) => `| ${label} | ${x.n} | ${kib(x.raw)} | ${kib(x.gzip)} |`;
+  console.log("<!-- table -->");
   console.log(`Measured by \`node tests/js/site/bench.mjs\` (Chromium ${version}, this machine): the folder \`cargo xtask site\` writes (${built.pages.length} pages, ${parts.all.n} files), served by a plain static server on 127.0.0.1 under \`/docauto/\`; each visit in a fresh browser context.
 
 | the site | files | raw | gzip -9 (per file) |
@@ -113,6 +115,7 @@ ${row("of which the sample documents", parts.other)}
 | --- | --- | --- |
 | opening a guide (\`${GUIDE}\`) to its first Run's answer (the Run clicked once the examples are ready: the client and emulator modules fetched and compiled, \`agents.list()\` answered) | ${g.toFixed(0)} | ${(g / p).toFixed(2)} |
 | opening the playground to its first panel (\`data-ready\`: Service Worker installed, four modules compiled, emulator and backend started) | ${p.toFixed(0)} | 1.00 |`);
+  console.log("<!-- /table -->");
   console.log(
     `BENCH ${JSON.stringify({
       bench: "site",
