@@ -661,9 +661,7 @@ fn js_suites(t: &mut Tally) {
     for (name, mut cmd, secs) in suites {
         step(name);
         cmd.current_dir(&r).env("CI", "true");
-        let started = std::time::Instant::now();
         let res = util::run_capture(&mut cmd, Duration::from_secs(secs), true);
-        println!("    ({name}: {} s)", started.elapsed().as_secs());
         add_js(t, name, res);
     }
     step("client end to end against the emulator: node --test tests/js/client/");

@@ -93,8 +93,17 @@ impl Finished {
 
 /// Prints a step banner.
 pub fn step(msg: &str) {
+    let now = Instant::now();
+    let previous = LAST_STEP.lock().ok().and_then(|mut last| last.replace(now));
+    if let Some(started) = previous {
+        println!("    ({} s)", now.duration_since(started).as_secs());
+    }
     println!("==> {msg}");
 }
+
+/// When the last [`step`] began: each step prints how long the one before it took, so a run's log shows where its
+/// time went.
+static LAST_STEP: Mutex<Option<Instant>> = Mutex::new(None);
 
 /// Runs `cmd` with a deadline; echoes its output line by line (when `echo`) and captures it.
 pub fn run_capture(cmd: &mut Command, limit: Duration, echo: bool) -> Result<Finished, String> {
