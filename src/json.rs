@@ -921,7 +921,7 @@ mod tests {
 
     #[test]
     fn the_largest_double_is_read_as_itself_and_beyond_it_is_infinity() {
-        // The token: `exp: 1.7976931348623157e308` was read as Infinity.
+        // A token with `exp: 1.7976931348623157e308` (f64::MAX) must not read it as Infinity.
         assert_eq!(parse("1.7976931348623157e308").as_f64(), Some(f64::MAX));
         assert_eq!(parse("-1.7976931348623157e308").as_f64(), Some(f64::MIN));
         // Beyond the range, an infinity, as `JSON.parse` reads it; its readers refuse it where it matters.
@@ -1137,7 +1137,7 @@ mod tests {
 
     /// Numbers where a reader exact only on a fast path (15 digits, exponents within ±22) can be off: the
     /// halfway and subnormal cases of "How to read floating point numbers accurately" (Clinger 1990) and the
-    /// smallest normal number (2.2250738585072011e-308, the PHP/Java hang), with the brief's 0.1, 1e-7, 2^53 + 1,
+    /// smallest normal number (2.2250738585072011e-308, the PHP/Java hang), with 0.1, 1e-7, 2^53 + 1,
     /// 1.5e300 and -0.
     const HARD_NUMBERS: [&str; 16] = [
         "0.1",

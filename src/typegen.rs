@@ -252,7 +252,8 @@ fn realtime_codes() -> Vec<String> {
         Some(OpenTimeout) => Some(ConnectionSilent),
         Some(ConnectionSilent) => Some(DeviceLost),
         Some(DeviceLost) => Some(AudioNotAllowed),
-        Some(AudioNotAllowed) | Some(Service { .. }) => None,
+        Some(AudioNotAllowed) => Some(Disposed),
+        Some(Disposed) | Some(Service { .. }) => None,
     };
     std::iter::successors(next(None), |e| next(Some(e)))
         .map(|e| e.code().to_owned())
@@ -301,7 +302,7 @@ fn every_error_code_is_listed_once() {
         assert_eq!(unique.len(), codes.len(), "{codes:?}");
     }
     assert_eq!(webhook_codes().len(), 21);
-    assert_eq!(realtime_codes().len(), 16);
+    assert_eq!(realtime_codes().len(), 17);
 }
 
 #[test]

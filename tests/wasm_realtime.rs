@@ -60,6 +60,9 @@ export function reenter(t, log) {
   });
 }
 export function settle(p) { return p.then((v) => ({ ok: true, value: v }), (e) => ({ ok: false, error: e })); }
+export function within(p, ms) {
+  return Promise.race([settle(p), new Promise((r) => setTimeout(() => r({ pending: true }), ms))]);
+}
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = fakeClass)]
@@ -70,6 +73,7 @@ extern "C" {
     fn texts(socket: &JsValue) -> Array;
     fn binaries(socket: &JsValue) -> Array;
     fn settle(p: &Promise) -> Promise;
+    fn within(p: &Promise, ms: f64) -> Promise;
     fn reenter(t: &JsValue, log: &JsValue);
 }
 
@@ -731,4 +735,81 @@ fn an_invalid_option_error_names_the_option() {
         .as_string()
         .unwrap()
         .starts_with("openTimeoutMs:"));
+}
+
+#[wasm_bindgen_test]
+async fn dropping_a_live_transcriber_detaches_and_closes_its_socket_and_dispatches_nothing() {
+    let (t, log) = transcriber(serde_json::json!({"url": "ws://svc.test/rt?ticket=tkt_1"}));
+    started(&t).await;
+    let s = socket(0);
+    call(
+        &s,
+        "serverSend",
+        &[r#"{"type":"partial","text":"a","start":0,"end":1}"#.into()],
+    );
+    let before = Array::from(&log).length();
+    drop(t); // what free(), [Symbol.dispose]() and the end of a `using` block do
+    let closed = get(&s, "closedWith");
+    assert!(!closed.is_null(), "the socket is still open");
+    assert_eq!(get(&closed, "code"), 1000);
+    for handler in ["onmessage", "onclose", "onerror", "onopen"] {
+        assert!(get(&s, handler).is_null(), "{handler} still attached");
+    }
+    wait(20.0).await;
+    assert_eq!(
+        Array::from(&log).length(),
+        before,
+        "an event after the drop"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn dropping_a_transcriber_whose_start_is_pending_rejects_it_with_disposed() {
+    let (t, log) = transcriber(serde_json::json!({"url": "ws://svc.test/rt?ticket=tkt_1"}));
+    let p = begin(&t).await;
+    drop(t);
+    let result = JsFuture::from(within(&p, 1000.0)).await.unwrap();
+    assert!(
+        get(&result, "pending").is_undefined(),
+        "start() never settled"
+    );
+    assert_eq!(code_of(&result), "disposed");
+    assert_eq!(get(&get(&socket(0), "closedWith"), "code"), 1000);
+    assert_eq!(Array::from(&log).length(), 0, "no event");
+}
+
+#[wasm_bindgen_test]
+async fn a_listener_that_drops_its_transcriber_while_its_event_is_dispatched_ends_the_session() {
+    let (t, log) = transcriber(serde_json::json!({"url": "ws://svc.test/rt?ticket=tkt_1"}));
+    started(&t).await;
+    // What `t.free()` in a `partial` listener does: the transcriber goes away inside the pump applying that event.
+    let slot = std::rc::Rc::new(std::cell::RefCell::new(Some(t)));
+    let held = slot.clone();
+    let drop_it =
+        Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| drop(held.borrow_mut().take()));
+    if let Some(t) = slot.borrow().as_ref() {
+        t.add_event_listener("partial".into(), drop_it.as_ref().clone(), None)
+            .unwrap();
+    }
+    let s = socket(0);
+    call(
+        &s,
+        "serverSend",
+        &[r#"{"type":"partial","text":"a","start":0,"end":1}"#.into()],
+    );
+    assert!(slot.borrow().is_none(), "the listener ran");
+    let closed = get(&s, "closedWith");
+    assert!(!closed.is_null(), "the socket is still open");
+    assert_eq!(get(&closed, "code"), 1000);
+    assert!(
+        get(&s, "onmessage").is_null(),
+        "its handler is still attached"
+    );
+    let before = Array::from(&log).length();
+    wait(20.0).await;
+    assert_eq!(
+        Array::from(&log).length(),
+        before,
+        "an event after the drop"
+    );
 }

@@ -146,8 +146,17 @@ async fn wrong_input_types_reject_with_invalid_input() {
         "invalid_input"
     );
     assert_eq!(
-        rejection(v.verify(body().into(), JsValue::NULL)).await,
+        rejection(v.verify(body().into(), JsValue::from(7))).await,
         "invalid_input"
+    );
+    // A missing header (null or undefined, as `Headers.get` and Node's `req.headers` give it) is the sender's.
+    assert_eq!(
+        rejection(v.verify(body().into(), JsValue::NULL)).await,
+        "missing_signature"
+    );
+    assert_eq!(
+        rejection(v.verify(body().into(), JsValue::UNDEFINED)).await,
+        "missing_signature"
     );
 }
 

@@ -34,7 +34,7 @@ async fn state_is_on_disk_before_the_answer_arrives() {
     h.shutdown().await.unwrap();
 }
 
-/// Issue 14, item 5: "every answer that changed state leaves only after the change is durable". Runs, files and
+/// Every answer that changed state leaves only after the change is durable. Runs, files and
 /// endpoints are created under load by a separate emulator process, which is killed with SIGKILL mid-load; a
 /// restart on the same state must hold every object whose creation was acknowledged.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! https for outgoing fetches and deliveries (issue 14, item 4). Spec: "Wire format: JSON over HTTPS"; webhook
+//! https for outgoing fetches and deliveries. The API specification: "Wire format: JSON over HTTPS"; webhook
 //! endpoint `url` is "https only". A local TLS server with a certificate made in the test by a CA made in the
 //! test: trusted through `--ca-file`, refused without it.
 #![allow(

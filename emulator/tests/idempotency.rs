@@ -1,4 +1,4 @@
-//! Idempotency under concurrency (issue 14, item 2). Spec, POST /v1/agent-runs: "With the same `idempotency-key`, a
+//! Idempotency under concurrency. The API specification, POST /v1/agent-runs: "With the same `idempotency-key`, a
 //! replay returns the original run with response header `idempotent-replay: true`"; Limits: "header
 //! `idempotency-key` on writes makes a retry return the original run; extract batch ignores it". Requests that
 //! arrive together while the document server is slow must still make one run.

@@ -1,4 +1,4 @@
-//! Tenant isolation (issue 14, item 1). Spec, Authentication 2: "The key is an organization key; one key belongs to
+//! Tenant isolation. The API specification, Authentication 2: "The key is an organization key; one key belongs to
 //! one organization and identifies the tenant"; 7: with key scoping "a run of another key then answers 404 exactly as
 //! an unknown id does". Every route that takes an id is walked with a second organization's key (and, for agent
 //! runs, a second key of the same organization under `--scope-keys`); then the owner's objects must be untouched:

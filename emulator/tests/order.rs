@@ -1,4 +1,4 @@
-//! Order as the spec writes it (issue 14, item 3), checked on the raw bytes, never on a parsed object.
+//! Order as the API specification writes it, checked on the raw bytes, never on a parsed object.
 //! Spec, Events / Agent-run payloads: "`data` always begins with `object: agent_run`, `id`, `status`, and `metadata`
 //! when one was set"; Envelope: "Five fields only: `eventId`, `type`, `processingId`, `occurredAt`, `data`";
 //! Webhook management: deliveries are "the 50 most recent attempts, newest first".

@@ -1,4 +1,4 @@
-//! Every behaviour the spec names is reachable (issue 14, item 4): `file.failed`, `run_too_large`,
+//! Every behaviour the API specification names is reachable: `file.failed`, `run_too_large`,
 //! `ambiguous_capability`, `upstream_error`, agent runs `paused` (`model_error`, `system_error`), resumed and
 //! `cancelled`. Each test cites the spec row it checks.
 #![allow(

@@ -370,7 +370,7 @@ async fn space_past_expires_at_closes_lazily_once_and_fires_space_expired() {
     );
 }
 
-/// Issue 14, item 6 (memory returns to a plateau): runs that are created, deleted or purged and then outlive the
+/// Memory returns to a plateau: runs that are created, deleted or purged and then outlive the
 /// 24 h grace leave nothing behind, neither their records (deleted ones too) nor the idempotency keys that named
 /// them; the state after each cycle holds no more than one cycle's worth.
 #[tokio::test]

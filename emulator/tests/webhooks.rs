@@ -532,8 +532,8 @@ async fn blocking_again_after_a_completion_fires_waiting_again() {
     );
 }
 
-/// Issue 14, item 6: a burst of events (here 60 runs created at once, each firing `processing.started` and its
-/// completion events) never has more than `DELIVERY_CONCURRENCY` attempts on the wire; every event still arrives.
+/// Connections stay bounded: a burst of events (here 60 runs created at once, each firing `processing.started` and
+/// its completion events) never has more than `DELIVERY_CONCURRENCY` attempts on the wire; every event still arrives.
 /// Unbounded, each event opened its own connection at the same instant and the pool then kept them all.
 #[tokio::test]
 async fn a_burst_of_events_keeps_at_most_delivery_concurrency_attempts_in_flight() {

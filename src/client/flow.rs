@@ -575,7 +575,7 @@ impl Flow {
     fn on_call_done(&mut self, result: Result<ApiResponse, ApiError>, now_ms: u64, started: u64) {
         let stage = std::mem::replace(&mut self.stage, Stage::Over(None));
         // The data of a call and a wait's answers are JSON objects (every resource of the spec is one): a 2xx body of
-        // `null`, an array, a string, a number or no body at all is refused, never resolved (issue 24).
+        // `null`, an array, a string, a number or no body at all is refused, never resolved.
         let result = match (&stage, result) {
             (Stage::Single(Goal::Data) | Stage::Poll { .. }, Ok(response))
                 if !self.parsed && !response.body.is_object() =>

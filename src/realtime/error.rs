@@ -69,6 +69,9 @@ pub enum RealtimeError {
     /// policy (Safari's, and every browser's by default) runs audio only after a user gesture, or, in WebKit, while
     /// the page captures the microphone. Call `start()` from a click or a key press; the ticket is still unused.
     AudioNotAllowed,
+    /// The transcriber was freed (`free()`, `[Symbol.dispose]()`, the end of a `using` block) while its `start()`
+    /// was pending (`disposed`).
+    Disposed,
     /// A service `error` message with a code this client has no variant for; the code is the service's.
     Service {
         /// The service's code, kept as sent.
@@ -98,6 +101,7 @@ impl RealtimeError {
             Self::ConnectionSilent => "connection_silent",
             Self::DeviceLost => "device_lost",
             Self::AudioNotAllowed => "audio_not_allowed",
+            Self::Disposed => "disposed",
             Self::Service { code, .. } => code,
         }
     }
@@ -163,6 +167,9 @@ impl fmt::Display for RealtimeError {
             Self::AudioNotAllowed => f.write_str(
                 "the browser did not let audio run: call start() from a user gesture (a click or a key press)",
             ),
+            Self::Disposed => f.write_str(
+                "the transcriber was freed (free(), [Symbol.dispose]() or a using block) before its session opened",
+            ),
             Self::Service { message, .. } => f.write_str(message),
         }
     }
@@ -207,6 +214,7 @@ mod tests {
             (RealtimeError::ConnectionSilent, "connection_silent"),
             (RealtimeError::DeviceLost, "device_lost"),
             (RealtimeError::AudioNotAllowed, "audio_not_allowed"),
+            (RealtimeError::Disposed, "disposed"),
             (
                 RealtimeError::Service {
                     code: "decoder_failed".into(),
@@ -254,6 +262,7 @@ mod tests {
         assert!(!RealtimeError::TicketUsed.is_retryable());
         assert!(!RealtimeError::MicrophoneDenied.is_retryable());
         assert!(!RealtimeError::AudioNotAllowed.is_retryable());
+        assert!(!RealtimeError::Disposed.is_retryable());
         assert!(!RealtimeError::ReconnectFailed { attempts: 5 }.is_retryable());
     }
 }

@@ -1,4 +1,4 @@
-//! Messages of the realtime socket (protocol fixed by the lead engineer; mirrored exactly).
+//! Messages of the realtime socket (the service's protocol, mirrored exactly).
 //!
 //! Client to server:
 //! - binary frames: PCM16 little-endian mono at the session's `sampleRate` (see [`Framer`](super::framing::Framer));

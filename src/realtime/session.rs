@@ -34,7 +34,13 @@
 //!   and wait for the service's close (bounded by `stopTimeoutMs`), so the last `final` arrives;
 //! - transcript times are shifted by the audio that went before the current connection (sent or dropped), so
 //!   they count from the session's first audio and stay continuous across reconnects;
-//! - a lost microphone is switched for the default one, or reported as `device_lost` and the session stopped.
+//! - a lost microphone is switched for the default one, or reported as `device_lost` and the session stopped;
+//! - a session is live from `start()` (or the first `sendAudio`) until it closes: [`Effect::Retain`] when it begins,
+//!   [`Effect::Release`] when it ends, so the host keeps the transcriber from being garbage-collected meanwhile and
+//!   lets it go after;
+//! - [`Session::dispose`] (the transcriber freed: `free()`, `[Symbol.dispose]()`, the end of a `using` block) ends
+//!   the session at once without waiting on the service: timers cleared, socket closed with 1000, capture released,
+//!   a pending `start()` rejected with `disposed`, pending `stop()`s resolved, and no event dispatched from then on.
 
 use std::collections::VecDeque;
 
@@ -231,6 +237,11 @@ pub enum Effect {
     SettleStart(Result<(), RealtimeError>),
     /// Resolve every pending `stop()` promise (after any capture release in flight completed).
     SettleStop,
+    /// The session became live: keep the transcriber reachable (never garbage-collected) until `Release`, whatever
+    /// references the page keeps.
+    Retain,
+    /// The session is over: let the transcriber go (nothing the session still runs needs it).
+    Release,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -286,6 +297,8 @@ pub struct Session {
     server_usage: Option<Usage>,
     offset_s: f64,
     audio_since_message: bool,
+    live: bool,
+    disposed: bool,
     jitter: Jitter,
     effects: VecDeque<Effect>,
 }
@@ -342,6 +355,8 @@ impl Session {
             server_usage: None,
             offset_s: 0.0,
             audio_since_message: false,
+            live: false,
+            disposed: false,
             jitter: Jitter(seed),
             effects: VecDeque::new(),
         })
@@ -378,8 +393,19 @@ impl Session {
         self.effects.push_back(effect);
     }
 
+    /// Queues an event, unless the transcriber was disposed (its listeners are not called any more).
     fn emit(&mut self, event: Event) {
-        self.push(Effect::Emit(event));
+        if !self.disposed {
+            self.push(Effect::Emit(event));
+        }
+    }
+
+    /// The session begins (`start()`, or audio from the caller connecting): the host keeps the transcriber alive.
+    fn go_live(&mut self) {
+        if !self.live && self.phase != Phase::Closed {
+            self.live = true;
+            self.push(Effect::Retain);
+        }
     }
 
     // ---- inputs from the caller ----
@@ -397,6 +423,7 @@ impl Session {
         self.start_called = true;
         self.start_pending = true;
         self.capture_source = source;
+        self.go_live();
         match source {
             CaptureSource::Microphone => {
                 self.capture = CaptureState::Opening;
@@ -456,7 +483,18 @@ impl Session {
         Ok(())
     }
 
+    /// A block of the capture (the worklet's mono `f32` samples at the context's `rate`): an error it causes is an
+    /// `error` event, since no caller waits on it (none once disposed).
+    pub fn capture_block(&mut self, samples: &[f32], rate: u32) {
+        if let Err(e) = self.push_f32(samples, rate, AudioOrigin::Capture) {
+            self.emit(Event::Error(e));
+        }
+    }
+
     fn accept_audio(&self, origin: AudioOrigin) -> Result<(), RealtimeError> {
+        if self.disposed {
+            return Err(RealtimeError::Disposed);
+        }
         let flushing = origin == AudioOrigin::Capture && self.capture == CaptureState::Flushing;
         if self.phase == Phase::Closed || (self.stopping && !flushing) {
             return Err(invalid_state(
@@ -631,6 +669,7 @@ impl Session {
     // ---- connection ----
 
     fn begin_connect(&mut self) {
+        self.go_live();
         self.phase = Phase::Connecting;
         match self.first_url.take() {
             Some(url) => self.connect(url),
@@ -944,6 +983,7 @@ impl Session {
             self.start_pending = false;
             let rejection = match &error {
                 Some(e) => e.clone(),
+                None if self.disposed => RealtimeError::Disposed,
                 None if stopped_early => {
                     invalid_state("stop() was called before the session opened")
                 }
@@ -959,7 +999,23 @@ impl Session {
             reason: reason.to_owned(),
             error,
         });
+        if self.live {
+            self.live = false;
+            self.push(Effect::Release);
+        }
         self.push(Effect::SettleStop);
+    }
+
+    /// The transcriber is going away (`free()`, `[Symbol.dispose]()`, the end of a `using` block, or the collector
+    /// freeing one that is not live): a live session ends now, as [`stop`](Self::stop) would but without waiting on
+    /// the service (no flush, no `stop` message): timers cleared, the socket closed with 1000, the capture released
+    /// (a capture still opening is released when it opens), a pending `start()` rejected with `disposed`, pending
+    /// `stop()`s resolved. No event is dispatched from now on, not even those already queued: the listeners belong
+    /// to an object that is gone. Later inputs find a closed session; a late capture block is dropped unreported.
+    pub fn dispose(&mut self) {
+        self.disposed = true;
+        self.effects.retain(|e| !matches!(e, Effect::Emit(_)));
+        self.finish(CLOSE_NORMAL, "", None);
     }
 }
 

@@ -131,7 +131,7 @@ fn audio_the_browser_does_not_let_run_ends_start_with_audio_not_allowed_and_spen
     assert_eq!(s.audio_start_limit_ms(), 3000);
     s.start(CaptureSource::Stream).unwrap();
     let fx = drain(&mut s);
-    assert!(matches!(&fx[..], [Effect::OpenStream]));
+    assert!(matches!(&fx[..], [Effect::Retain, Effect::OpenStream]));
     s.capture_failed(RealtimeError::AudioNotAllowed);
     let fx = drain(&mut s);
     assert_eq!(connect_of(&fx), None);
@@ -153,7 +153,7 @@ fn the_microphone_opens_before_the_socket_so_a_refusal_spends_no_ticket() {
     s.start(CaptureSource::Microphone).unwrap();
     let fx = drain(&mut s);
     assert!(
-        matches!(&fx[..], [Effect::OpenMicrophone(c)] if c.device_id.as_deref() == Some("mic-2")
+        matches!(&fx[..], [Effect::Retain, Effect::OpenMicrophone(c)] if c.device_id.as_deref() == Some("mic-2")
         && c.echo_cancellation && c.noise_suppression && c.auto_gain_control)
     );
     s.capture_failed(RealtimeError::MicrophoneDenied);
@@ -553,7 +553,7 @@ fn stop_flushes_the_capture_sends_the_tail_then_stop_and_waits_for_the_last_fina
         false,
     );
     s.start(CaptureSource::Stream).unwrap();
-    assert_eq!(drain(&mut s), vec![Effect::OpenStream]);
+    assert_eq!(drain(&mut s), vec![Effect::Retain, Effect::OpenStream]);
     s.capture_started();
     let id = connect_of(&drain(&mut s)).unwrap().0;
     s.text_received(id, OPEN);
@@ -895,4 +895,229 @@ fn effects_never_print_the_ticket() {
     s.start(CaptureSource::None).unwrap();
     let fx = drain(&mut s);
     assert!(!format!("{fx:?} {s:?}").contains("tkt_secret"));
+}
+
+fn count(effects: &[Effect], effect: &Effect) -> usize {
+    effects.iter().filter(|e| *e == effect).count()
+}
+
+#[test]
+fn a_session_is_retained_from_start_until_it_closes_and_released_once() {
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    s.want_levels();
+    s.start(CaptureSource::Microphone).unwrap();
+    let fx = drain(&mut s);
+    assert_eq!(
+        fx.first(),
+        Some(&Effect::Retain),
+        "before the microphone opens"
+    );
+    s.capture_started();
+    let id = connect_of(&drain(&mut s)).unwrap().0;
+    s.text_received(id, OPEN);
+    s.capture_block(&[0.1; 480], 48_000);
+    let fx = drain(&mut s);
+    assert_eq!(
+        count(&fx, &Effect::Retain) + count(&fx, &Effect::Release),
+        0
+    );
+    s.stop();
+    s.capture_flushed();
+    let fx = drain(&mut s);
+    assert_eq!(
+        count(&fx, &Effect::Release),
+        0,
+        "stop() still waits for the service"
+    );
+    s.socket_closed(id, 1000, "");
+    let fx = drain(&mut s);
+    assert_eq!(count(&fx, &Effect::Release), 1);
+    let release = fx.iter().position(|e| *e == Effect::Release).unwrap();
+    let close = fx
+        .iter()
+        .position(|e| matches!(e, Effect::Emit(Event::Close { .. })))
+        .unwrap();
+    assert!(release > close, "released after the close event");
+    s.stop();
+    s.dispose();
+    assert_eq!(count(&drain(&mut s), &Effect::Release), 0, "released once");
+}
+
+#[test]
+fn audio_from_the_caller_retains_the_session_and_a_failed_start_releases_it() {
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    s.push_i16(&[0; 320], 16_000, AudioOrigin::Caller).unwrap();
+    let fx = drain(&mut s);
+    assert_eq!(fx.first(), Some(&Effect::Retain));
+    assert!(connect_of(&fx).is_some());
+    s.push_i16(&[0; 320], 16_000, AudioOrigin::Caller).unwrap();
+    assert_eq!(count(&drain(&mut s), &Effect::Retain), 0, "retained once");
+
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    s.start(CaptureSource::Microphone).unwrap();
+    drain(&mut s);
+    s.capture_failed(RealtimeError::MicrophoneDenied);
+    assert_eq!(count(&drain(&mut s), &Effect::Release), 1);
+
+    // Never started: nothing to retain or release.
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    s.stop();
+    let fx = drain(&mut s);
+    assert_eq!(
+        count(&fx, &Effect::Retain) + count(&fx, &Effect::Release),
+        0
+    );
+}
+
+#[test]
+fn dispose_of_an_open_session_closes_everything_at_once_and_dispatches_nothing() {
+    let mut s = session(serde_json::json!({"url": "ws://x", "frameMs": 20}), false);
+    s.want_levels();
+    s.start(CaptureSource::Microphone).unwrap();
+    drain(&mut s);
+    s.capture_started();
+    let id = connect_of(&drain(&mut s)).unwrap().0;
+    s.text_received(id, OPEN);
+    s.push_i16(&[1; 100], 16_000, AudioOrigin::Capture).unwrap();
+    drain(&mut s);
+    s.dispose();
+    let fx = drain(&mut s);
+    for timer in TIMER_KINDS {
+        assert!(fx.contains(&Effect::ClearTimer(timer)), "{timer:?}");
+    }
+    assert!(fx.contains(&Effect::CloseSocket {
+        code: 1000,
+        reason: ""
+    }));
+    assert!(fx.contains(&Effect::CloseCapture));
+    assert!(
+        !fx.contains(&Effect::FlushCapture),
+        "no flush: nothing waits on the service"
+    );
+    assert!(texts(&fx).is_empty(), "no stop message");
+    assert!(binaries(&fx).is_empty(), "the tail is not sent");
+    assert!(events(&fx).is_empty(), "no event: {fx:?}");
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::Emit(_))),
+        "not even a level"
+    );
+    assert_eq!(start_result(&fx), None, "start() had settled");
+    assert_eq!(count(&fx, &Effect::Release), 1);
+    assert_eq!(fx.last(), Some(&Effect::SettleStop));
+    assert_eq!(s.phase(), Phase::Closed);
+    // What the socket and the capture still deliver finds a closed session, and nothing is reported.
+    s.text_received(id, &transcript("final", 0.0, 1.0));
+    s.socket_closed(id, 1000, "");
+    s.capture_block(&[0.5; 480], 48_000);
+    s.timer_fired(TimerKind::Keepalive);
+    assert_eq!(drain(&mut s), vec![]);
+}
+
+#[test]
+fn dispose_drops_the_events_not_yet_dispatched() {
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    let id = opened(&mut s);
+    s.text_received(id, &transcript("partial", 0.0, 1.0));
+    s.text_received(id, &transcript("final", 0.0, 1.0));
+    // A `partial` listener frees the transcriber while the final is still queued.
+    let partial = s.next_effect();
+    assert!(matches!(partial, Some(Effect::Emit(Event::Partial(_)))));
+    s.dispose();
+    let fx = drain(&mut s);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Emit(_))), "{fx:?}");
+    assert!(fx.contains(&Effect::CloseSocket {
+        code: 1000,
+        reason: ""
+    }));
+}
+
+#[test]
+fn dispose_during_the_microphone_prompt_rejects_start_with_disposed_and_releases_the_late_capture()
+{
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    s.start(CaptureSource::Microphone).unwrap();
+    drain(&mut s);
+    s.dispose();
+    let fx = drain(&mut s);
+    assert_eq!(start_result(&fx), Some(Err(RealtimeError::Disposed)));
+    assert_eq!(start_result(&fx).unwrap().unwrap_err().code(), "disposed");
+    assert!(connect_of(&fx).is_none());
+    assert!(events(&fx).is_empty());
+    assert_eq!(count(&fx, &Effect::Release), 1);
+    s.capture_started();
+    assert_eq!(
+        drain(&mut s),
+        vec![Effect::CloseCapture],
+        "its tracks stop as soon as it opens"
+    );
+}
+
+#[test]
+fn dispose_while_stopping_resolves_stop_without_waiting_for_the_service() {
+    let mut s = session(
+        serde_json::json!({"url": "ws://x", "stopTimeoutMs": 5000}),
+        false,
+    );
+    let id = opened(&mut s);
+    s.stop();
+    let fx = drain(&mut s);
+    assert_eq!(texts(&fx), vec![r#"{"type":"stop"}"#]);
+    assert!(!fx.contains(&Effect::SettleStop));
+    s.dispose();
+    let fx = drain(&mut s);
+    assert!(fx.contains(&Effect::CloseSocket {
+        code: 1000,
+        reason: ""
+    }));
+    assert!(fx.contains(&Effect::ClearTimer(TimerKind::Stop)));
+    assert_eq!(fx.last(), Some(&Effect::SettleStop));
+    s.text_received(id, &transcript("final", 0.0, 1.0));
+    assert_eq!(drain(&mut s), vec![]);
+}
+
+#[test]
+fn dispose_while_reconnecting_ignores_the_url_get_url_gives_later() {
+    let mut s = session(
+        serde_json::json!({"url": "ws://x", "reconnectDelayMs": 1}),
+        true,
+    );
+    let id = opened(&mut s);
+    s.socket_closed(id, 1006, "");
+    s.timer_fired(TimerKind::Reconnect);
+    assert!(drain(&mut s).contains(&Effect::FetchUrl));
+    s.dispose();
+    let fx = drain(&mut s);
+    assert!(fx.contains(&Effect::ClearTimer(TimerKind::Reconnect)));
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::CloseSocket { .. })),
+        "no socket was open"
+    );
+    s.url_fetched(Some("ws://b".into()));
+    assert_eq!(drain(&mut s), vec![], "no socket after disposal");
+}
+
+#[test]
+fn dispose_of_a_session_never_started_or_already_closed_does_nothing_visible() {
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    s.dispose();
+    let fx = drain(&mut s);
+    assert!(
+        !fx.iter().any(|e| matches!(
+            e,
+            Effect::Emit(_)
+                | Effect::CloseSocket { .. }
+                | Effect::CloseCapture
+                | Effect::Release
+                | Effect::Retain
+        )),
+        "{fx:?}"
+    );
+    assert_eq!(s.phase(), Phase::Closed);
+
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    let id = opened(&mut s);
+    s.socket_closed(id, 1000, "");
+    drain(&mut s);
+    s.dispose();
+    assert_eq!(drain(&mut s), vec![]);
 }

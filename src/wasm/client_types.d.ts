@@ -260,7 +260,8 @@ export interface APIErrorFields {
 
 /**
  * Base class of every error of an API call; thrown as itself for a status without a class of its own (a 3xx on a
- * JSON route, 405, 413, ...) and for a success whose body is not what the route promises.
+ * JSON route, 405, 413, ...) and for a success whose body is not what the route promises. `instanceof` with this
+ * class or a subclass also holds for an error of the same class from another copy of the package in the process.
  */
 export declare class APIError extends Error {
   constructor(message: string, fields?: APIErrorFields);

@@ -3,8 +3,8 @@
 // the core's checks) instead of a Rust future that waits for the import; and `node:crypto`'s key for the same point.
 // Every function is imported `catch`; they only call the host's crypto on values of this module's making (the key's
 // point, the algorithm objects below, views of wasm memory). The algorithm objects and the key's encoding are
-// constants here, not built from wasm a property at a time: a cold start's first delivery crossed the boundary
-// about 50 times for them (issue 31).
+// constants here, not built from wasm a property at a time, which cost a cold start's first delivery about 50
+// crossings of the boundary.
 //
 // wasm-bindgen copies this file next to the glue (snippets/docauto-<hash>/src/wasm/host_crypto.js). Plain ESM.
 
@@ -60,7 +60,7 @@ export function verifyWith(subtle, entry, signature, data) {
  * `verifyWith`, and WebCrypto's SHA-256 of `body` beside it: `[verdict, digest]`, where either is `undefined` when
  * its call failed (the core then takes p256's verdict, or hashes the body itself). Asked for a key's first
  * delivery only, whose import is running anyway: later deliveries hash in wasm, where a body this size is cheaper,
- * but the first would compile SHA-256's code for that one call (issue 31). `body` is a view of wasm memory, copied
+ * but the first would compile SHA-256's code for that one call. `body` is a view of wasm memory, copied
  * here before anything waits.
  */
 export function verifyAndDigest(subtle, entry, signature, data, body) {

@@ -294,7 +294,7 @@ impl HostCrypto {
     /// Rust future. `None` when another host answers, or when WebCrypto threw (p256 checks instead).
     ///
     /// `body` (in wasm memory) is hashed by WebCrypto too when this call starts the key's import: a verifier's
-    /// first delivery then never runs sha2 in wasm, whose code V8 would compile for that one call (issue 31). The
+    /// first delivery then never runs sha2 in wasm, whose code V8 would compile for that one call. The
     /// Promise then resolves to `[verdict, digest]` ([`PendingAnswer::Digesting`]); read it with [`settled`].
     pub fn pending_answer(
         &self,

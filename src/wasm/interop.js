@@ -83,7 +83,7 @@ export function outcome(value) {
  * A non-finite number (which JSON cannot carry, and which would otherwise read as "not given") becomes the string
  * `"NaN"` or `"Infinity"`, so the core reports it as the wrong type at its name. `undefined` when copying or
  * `JSON.stringify` throws (a getter, a Proxy trap, a cycle, a `BigInt`, a `toJSON`), or a data member is a function
- * or a symbol. One call for what took the wasm side about twenty crossings (issue 31).
+ * or a symbol. One call, where copying from the wasm side takes about twenty crossings of the boundary.
  */
 export function plainOptionsText(options, handles) {
   try {

@@ -20,7 +20,7 @@ export interface RealtimeStartOptions {
 /** `state` of a transcriber. */
 export type RealtimeState = "idle" | "connecting" | "open" | "reconnecting" | "closed";
 
-/** A realtime failure (`instanceof RealtimeError` holds). */
+/** A realtime failure (`instanceof RealtimeError` holds, also with the class of another copy of the package). */
 export declare class RealtimeError extends Error {
   constructor(code: RealtimeErrorCode, message: string, retryable?: boolean);
   name: "RealtimeError";

@@ -113,7 +113,11 @@ export interface WebhookVerifierOptions extends WebhookVerifierDataOptions, Tele
   dedupe?: boolean | WebhookDedupeStore;
 }
 
-/** The error a failed verification rejects (or throws) with; `code` says why, `status` what to answer. */
+/**
+ * The error a failed verification rejects (or throws) with; `code` says why, `status` what to answer. One class for
+ * `docauto/webhooks` and `docauto/testing`: `instanceof` holds for an error of either entry, and of another copy of
+ * the package.
+ */
 export declare class WebhookVerificationError extends Error {
   constructor(code: WebhookErrorCode, message: string, status?: number);
   name: "WebhookVerificationError";

@@ -389,7 +389,7 @@ mod tests {
     #[test]
     fn the_largest_double_is_a_time_and_beyond_it_is_refused() {
         let b = body();
-        // The token: refused `missing_claim` when the reader rounded this exp to Infinity.
+        // f64::MAX is a time: a reader that rounded this exp to Infinity refused it as `missing_claim`.
         let c = claims_with_number(&b, "exp", "1.7976931348623157e308");
         assert!(check(c.as_bytes(), &b, WINDOW).is_ok());
         for (name, text) in [

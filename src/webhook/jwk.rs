@@ -428,7 +428,7 @@ mod tests {
 
     #[test]
     fn a_lone_surrogate_drops_only_the_key_that_holds_it() {
-        // The issue's key set: one key with "\ud800" (valid JSON: JSON.parse and jose read it) was refusing the whole set.
+        // One key with "\ud800" (valid JSON: JSON.parse and jose read it) must not refuse the whole set.
         let other = |kid: &str| jwk(json!({"kid": kid})).to_string();
         for (member, usable) in [
             (r#""kid":"\ud800""#, false),

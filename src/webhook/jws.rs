@@ -190,7 +190,8 @@ fn trim_blanks(token: &str) -> &str {
 }
 
 /// The three `.`-separated segments of a compact JWS; `None` for any other count. Byte-wise: `.` is ASCII, and
-/// this keeps `str`'s pattern searchers out of the first verification's code (issue 31).
+/// this keeps `str`'s pattern searchers out of the first verification's code (less for V8 to compile on a cold
+/// start).
 fn three_segments(token: &str) -> Option<(&str, &str, &str)> {
     let mut dots = token
         .bytes()

@@ -26,7 +26,7 @@ export const TSCONFIG = {
     target: "es2022",
     module: "nodenext",
     moduleResolution: "nodenext",
-    lib: ["es2023", "dom", "dom.iterable"],
+    lib: ["es2023", "esnext.disposable", "dom", "dom.iterable"],
     types: ["node"],
   },
   worker: {
@@ -50,7 +50,7 @@ export const TSCONFIG = {
     module: "esnext",
     moduleResolution: "bundler",
     customConditions: ["browser"],
-    lib: ["es2023", "dom", "dom.iterable"],
+    lib: ["es2023", "esnext.disposable", "dom", "dom.iterable"],
     types: [],
   },
 };

@@ -683,21 +683,9 @@ async function main() {
     named,
     async chromium() {
       if (!browser) {
-        const { chromium } = await import("playwright-core");
-        const { CHROMIUM_ARGS } = await import("../js/chromium.mjs");
+        const { launchChromium } = await import("../js/chromium.mjs");
         const { speechWav } = await import("../js/realtime/harness.mjs");
-        browser = await chromium.launch({
-          executablePath: "/usr/bin/chromium",
-          headless: true,
-          timeout: 60_000,
-          args: [
-            ...CHROMIUM_ARGS,
-            "--use-fake-device-for-media-stream",
-            "--use-fake-ui-for-media-stream",
-            `--use-file-for-fake-audio-capture=${speechWav()}`,
-            "--autoplay-policy=no-user-gesture-required",
-          ],
-        });
+        browser = await launchChromium({ microphone: speechWav() });
       }
       return browser;
     },

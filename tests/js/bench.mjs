@@ -1,13 +1,12 @@
 // cargo xtask bench: verifications/s of docauto's verify / verifySync vs a jose-based verifier (same process,
-// ~745-byte body, median of 9 interleaved rounds of 1000, ratios per round) in Node, and of verify vs jose in
-// workerd (miniflare) and headless Chromium (jose in the same isolate); SHA-256 of a body by the host vs sha2 in
-// wasm; .wasm sizes, cold start in Node and workerd. Prints a markdown table after the line `<!-- table -->`.
+// ~745-byte body, median of 9 interleaved rounds of 1000, ratios per round) in Node, and of verify / verifySync vs
+// jose in workerd (miniflare) and headless Chromium (jose in the same isolate); SHA-256 of a body by the host vs sha2
+// in wasm. Prints a `BENCH {...}` line, then a markdown table between `<!-- table -->` and `<!-- /table -->`.
+// Module sizes and cold starts are measured by size-bench.mjs and cold-start.mjs.
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from "jose";
-import { execFileSync } from "node:child_process";
 import { createHash, createPublicKey, hash as nodeHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { Miniflare } from "miniflare";
 import { WebhookVerifier } from "docauto/webhooks";
 import { bundle, writeWorker } from "./bundle.mjs";
@@ -102,77 +101,10 @@ async function speed(input) {
   return Object.fromEntries(Object.entries(r).map(([k, xs]) => [k, median(xs)]));
 }
 
-function sizes(path = "pkg/webhooks/wasm/docauto-webhooks.wasm") {
-  const wasm = readFileSync(root + path);
-  return {
-    raw: wasm.length,
-    gzip: gzipSync(wasm, { level: 9 }).length,
-    brotli: brotliCompressSync(wasm, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
-  };
-}
-
-/** Import + first verify in a fresh Node process (median of 5 processes). */
-function coldNode(input, specifier = "docauto/webhooks") {
-  const script = `
-    const t0 = performance.now();
-    const { WebhookVerifier } = await import("${specifier}");
-    const t1 = performance.now();
-    const v = new WebhookVerifier({ jwks: ${JSON.stringify(input.jwks)}, now: ${NOW} });
-    await v.verify(${JSON.stringify(input.body)}, ${JSON.stringify(input.token)});
-    const t2 = performance.now();
-    await v.verify(${JSON.stringify(input.body)}, ${JSON.stringify(input.token)});
-    const t3 = performance.now();
-    console.log(JSON.stringify({ importMs: t1 - t0, firstMs: t2 - t1, secondMs: t3 - t2 }));`;
-  const file = root + "target/docauto-js/cold.mjs";
-  writeFileSync(file, script);
-  const runs = Array.from({ length: 5 }, () =>
-    JSON.parse(execFileSync("node", [file], { cwd: root, timeout: 30_000 }).toString()));
-  return {
-    importMs: median(runs.map((r) => r.importMs)),
-    firstMs: median(runs.map((r) => r.firstMs)),
-    secondMs: median(runs.map((r) => r.secondMs)),
-  };
-}
-
-/** workerd: start + first request with the package vs the same without it (median of 3). */
-async function coldWorkerd(input) {
-  const dir = root + "target/docauto-js/bench-worker/";
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(dir + "with.mjs", `import { WebhookVerifier } from "docauto/webhooks";
-export default { async fetch(req, env) {
-  const v = new WebhookVerifier({ jwks: JSON.parse(env.JWKS), now: ${NOW} });
-  const e = await v.verify(env.BODY, env.TOKEN);
-  return new Response(e.eventId);
-} };`);
-  await writeWorker(dir + "with.mjs", dir);
-  writeFileSync(dir + "without.mjs", `export default { async fetch(req, env) { return new Response(env.BODY.slice(0, 4)); } };`);
-  const once = async (script) => {
-    const t0 = performance.now();
-    const mf = new Miniflare({
-      modules: true, scriptPath: dir + script, compatibilityDate: "2025-09-01",
-      modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
-      bindings: { JWKS: JSON.stringify(input.jwks), BODY: input.body, TOKEN: input.token },
-    });
-    const res = await mf.dispatchFetch("http://localhost/");
-    const text = await res.text();
-    const ms = performance.now() - t0;
-    await mf.dispose();
-    if (res.status !== 200) throw new Error(`worker answered ${res.status}: ${text.slice(0, 300)}`);
-    return ms;
-  };
-  const withPkg = [];
-  const without = [];
-  for (let i = 0; i < 3; i++) {
-    without.push(await once("without.mjs"));
-    withPkg.push(await once("worker.mjs"));
-  }
-  return { withMs: median(withPkg), withoutMs: median(without) };
-}
-
 /** The isolate's verifiers over `input` without its signing function (it does not cross into the isolate). */
 const isolateInput = ({ jwks, body, token }) => ({ jwks, body, token });
 
-/** verify vs jose inside one workerd isolate (miniflare); each batch of N is timed from outside, since workerd's
+/** verify and verifySync vs jose inside one workerd isolate (miniflare); each batch of N is timed from outside, since workerd's
  * clocks stand still while a request computes. */
 async function isolateWorkerd(input) {
   const dir = root + "target/docauto-js/bench-isolate-worker/";
@@ -205,7 +137,7 @@ export default { async fetch(req, env) {
   }
 }
 
-/** verify vs jose in one headless Chromium page (the package's browser entry, jose bundled for the browser). */
+/** verify and verifySync vs jose in one headless Chromium page (the package's browser entry, jose bundled for the browser). */
 async function isolateChromium(input) {
   const dir = root + "target/docauto-js/bench-isolate-browser/";
   mkdirSync(dir, { recursive: true });
@@ -224,21 +156,25 @@ window.batch = async (impl, n) => { const t0 = performance.now(); await loop(r[i
     const page = await browser.newPage();
     await page.goto(`${srv.url}/b/index.html`);
     await page.waitForFunction(() => typeof window.batch === "function", null, { timeout: 60_000 });
-    return await compareRounds((impl, n) => page.evaluate(([i, k]) => window.batch(i, k), [impl, n]));
+    const rates = await compareRounds((impl, n) => page.evaluate(([i, k]) => window.batch(i, k), [impl, n]));
+    return { ...rates, version: browser.version() };
   } finally {
     await browser.close();
     await srv.close();
   }
 }
 
-/** Median verifications/s of jose, verify, the minimal plain-JS verifier and the bare `crypto.subtle.verify` ceiling
- * over ROUNDS interleaved batches of N (after a warm-up batch each), and the medians of the per-round ratios to jose. */
+/** Median verifications/s of jose, verify, verifySync, the minimal plain-JS verifier and the bare
+ * `crypto.subtle.verify` ceiling over ROUNDS interleaved batches (after a warm-up batch each), and the medians of the
+ * per-round ratios to jose. `verifySync` runs p256 in wasm here (no host crypto answers synchronously in an isolate),
+ * several times slower than WebCrypto: its batches are a quarter of N, so a round takes about as long for each. */
 async function compareRounds(batch) {
-  const impls = ["jose", "verify", "minimal", "ceiling"];
-  for (const impl of impls) await batch(impl, 500);
+  const impls = ["jose", "verify", "verifySync", "minimal", "ceiling"];
+  const size = (impl) => (impl === "verifySync" ? N / 4 : N);
+  for (const impl of impls) await batch(impl, size(impl) / 2);
   const r = Object.fromEntries(impls.flatMap((i) => [[i, []], [`${i}Ratio`, []]]));
   for (let k = 0; k < ROUNDS; k++) {
-    for (const impl of impls) r[impl].push(await batch(impl, N));
+    for (const impl of impls) r[impl].push(await batch(impl, size(impl)));
     for (const impl of impls) r[`${impl}Ratio`].push(r[impl][k] / r.jose[k]);
   }
   return Object.fromEntries(Object.entries(r).map(([k, xs]) => [k, median(xs)]));
@@ -323,38 +259,34 @@ async function main() {
   const h = await hashing(input);
   const iw = await isolateWorkerd(input);
   const ic = await isolateChromium(input);
-  const zw = sizes();
-  const cn = coldNode(input);
-  const cw = await coldWorkerd(input);
-  const node = process.version;
+  const per = (rates, impl, label) =>
+    `| ${label} | ${fmt(rates[impl])} verifications/s | ${impl === "jose" ? "1.00" : rates[`${impl}Ratio`].toFixed(2)} |`;
   const lines = [
-    `Measured by \`cargo xtask bench\` (Node ${node}, ${input.bytes}-byte body, median of ${ROUNDS} interleaved rounds of ${N}; "vs jose" is the median of the per-round ratios).`,
+    `\`node tests/js/bench.mjs\`: Node ${process.version}, Chromium ${ic.version}, jose ${JSON.parse(readFileSync(root + "node_modules/jose/package.json", "utf8")).version}; a ${input.bytes}-byte delivery; median of ${ROUNDS} interleaved rounds of ${N} (\`verifySync\` in workerd and Chromium: of ${N / 4}); "vs jose" is the median of the per-round ratios, so it can differ from the quotient of the two medians.`,
     "",
     "| measure | value | vs jose |",
     "| --- | --- | --- |",
-    `| jose \`jwtVerify\` + local key set + node SHA-256 of the body | ${fmt(s.jose)} verifications/s | 1.00 |`,
-    `| docauto \`verify\` (node:crypto, one KeyObject per kid) | ${fmt(s.verify)} verifications/s | ${s.verifyRatio.toFixed(2)} |`,
-    `| docauto \`verifySync\` (node:crypto, one KeyObject per kid) | ${fmt(s.verifySync)} verifications/s | ${s.verifySyncRatio.toFixed(2)} |`,
-    `| CPU time per verification (all threads of the process): jose / \`verify\` / \`verifySync\` | ${s.joseCpu.toFixed(1)} / ${s.verifyCpu.toFixed(1)} / ${s.verifySyncCpu.toFixed(1)} us | ${(s.joseCpu / s.verifyCpu).toFixed(2)} / ${(s.joseCpu / s.verifySyncCpu).toFixed(2)} |`,
-    `| workerd (miniflare): jose \`jwtVerify\` + WebCrypto SHA-256, same isolate | ${fmt(iw.jose)} verifications/s | 1.00 |`,
-    `| workerd (miniflare): docauto \`verify\` (WebCrypto) | ${fmt(iw.verify)} verifications/s | ${iw.verifyRatio.toFixed(2)} |`,
-    `| workerd (miniflare): the same checks in plain JS and nothing else (split, base64url, JSON.parse, \`crypto.subtle.verify\` with the key imported once, WebCrypto SHA-256, envelope-vs-claims) | ${fmt(iw.minimal)} verifications/s | ${iw.minimalRatio.toFixed(2)} |`,
-    `| workerd (miniflare): \`crypto.subtle.verify\` alone, inputs prepared before the loop (no parsing, hashing or claims: the ceiling of any WebCrypto verifier) | ${fmt(iw.ceiling)} verifications/s | ${iw.ceilingRatio.toFixed(2)} |`,
-    `| Chromium (headless): jose \`jwtVerify\` + WebCrypto SHA-256, same page | ${fmt(ic.jose)} verifications/s | 1.00 |`,
-    `| Chromium (headless): docauto \`verify\` (WebCrypto) | ${fmt(ic.verify)} verifications/s | ${ic.verifyRatio.toFixed(2)} |`,
-    `| Chromium (headless): the same checks in plain JS and nothing else | ${fmt(ic.minimal)} verifications/s | ${ic.minimalRatio.toFixed(2)} |`,
-    `| Chromium (headless): \`crypto.subtle.verify\` alone, inputs prepared before the loop (the ceiling) | ${fmt(ic.ceiling)} verifications/s | ${ic.ceilingRatio.toFixed(2)} |`,
+    per(s, "jose", "Node: jose `jwtVerify` + local key set + node SHA-256 of the body"),
+    per(s, "verify", "Node: docauto `verify` (node:crypto)"),
+    per(s, "verifySync", "Node: docauto `verifySync` (node:crypto)"),
+    `| Node: CPU time per verification (all threads of the process): jose / \`verify\` / \`verifySync\` | ${s.joseCpu.toFixed(1)} / ${s.verifyCpu.toFixed(1)} / ${s.verifySyncCpu.toFixed(1)} us | ${(s.joseCpu / s.verifyCpu).toFixed(2)} / ${(s.joseCpu / s.verifySyncCpu).toFixed(2)} |`,
+    per(iw, "jose", "workerd (miniflare): jose `jwtVerify` + WebCrypto SHA-256, same isolate"),
+    per(iw, "verify", "workerd (miniflare): docauto `verify` (WebCrypto)"),
+    per(iw, "verifySync", "workerd (miniflare): docauto `verifySync` (p256 in wasm)"),
+    per(iw, "minimal", "workerd (miniflare): the same checks in plain JS and nothing else (split, base64url, JSON.parse, `crypto.subtle.verify` with the key imported once, WebCrypto SHA-256, envelope against claims)"),
+    per(iw, "ceiling", "workerd (miniflare): `crypto.subtle.verify` alone, inputs prepared before the loop (no parsing, hashing or claims: the ceiling of any WebCrypto verifier)"),
+    per(ic, "jose", "Chromium (headless): jose `jwtVerify` + WebCrypto SHA-256, same page"),
+    per(ic, "verify", "Chromium (headless): docauto `verify` (WebCrypto)"),
+    per(ic, "verifySync", "Chromium (headless): docauto `verifySync` (p256 in wasm)"),
+    per(ic, "minimal", "Chromium (headless): the same checks in plain JS and nothing else"),
+    per(ic, "ceiling", "Chromium (headless): `crypto.subtle.verify` alone, inputs prepared before the loop (the ceiling)"),
     ...h.map((x) => `| SHA-256 of a ${kb(x.size)} body (Node): node:crypto \`hash\` / WebCrypto \`digest\` / sha2 in wasm (hash only: the copy into wasm comes on top; used where no node:crypto is handed over) | ${x.node.toFixed(1)} / ${x.subtle.toFixed(1)} / ${x.wasm.toFixed(1)} us | |`),
-    `| \`docauto/webhooks\` (verifier-only module) raw | ${kb(zw.raw)} | |`,
-    `| \`docauto/webhooks\` gzip -9 | ${kb(zw.gzip)} | |`,
-    `| \`docauto/webhooks\` brotli q11 | ${kb(zw.brotli)} | |`,
-    `| Node cold start: \`import("docauto/webhooks")\` | ${cn.importMs.toFixed(1)} ms | |`,
-    `| Node cold start: first \`verify\` (then a second) | ${cn.firstMs.toFixed(1)} ms (${cn.secondMs.toFixed(2)} ms) | |`,
-    `| workerd (miniflare) start + first request verifying, with the package | ${cw.withMs.toFixed(0)} ms | |`,
-    `| workerd (miniflare) start + first request, same worker without the package | ${cw.withoutMs.toFixed(0)} ms | |`,
   ];
+  const { version: chromium, ...chromiumRates } = ic;
+  console.log(`BENCH ${JSON.stringify({ bench: "verify", bodyBytes: input.bytes, node: s, workerd: iw, chromium: chromiumRates, chromiumVersion: chromium })}`);
   console.log("<!-- table -->");
   console.log(lines.join("\n"));
+  console.log("<!-- /table -->");
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

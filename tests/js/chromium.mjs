@@ -12,8 +12,20 @@ export const CHROMIUM_ARGS = [
   "--no-first-run",
 ];
 
-export function launchChromium() {
-  return chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
+/**
+ * Debian's Chromium, headless. `microphone`: a WAV file the fake microphone plays (getUserMedia granted without a
+ * prompt, audio allowed to start without a gesture); `args`: more flags.
+ */
+export function launchChromium({ microphone, args = [] } = {}) {
+  const media = microphone
+    ? [
+        "--use-fake-device-for-media-stream",
+        "--use-fake-ui-for-media-stream",
+        `--use-file-for-fake-audio-capture=${microphone}`,
+        "--autoplay-policy=no-user-gesture-required",
+      ]
+    : [];
+  return chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: [...CHROMIUM_ARGS, ...media, ...args], timeout: 60_000 });
 }
 
 // Opens `url` in a new page of `browser` and waits for the page to set `window[resultName]` (a suite result:

@@ -102,7 +102,7 @@ await t.run("every generated entry imports from its glue only names the glue exp
   }
 });
 
-await t.run("the entries a fresh process imports as they are (node.js: Node and Bun; deno.js) are one file each: they import nothing of the package and build no URL outside their wasm/ (issue 31)", () => {
+await t.run("the entries a fresh process imports as they are (node.js: Node and Bun; deno.js) are one file each: they import nothing of the package and build no URL outside their wasm/", () => {
   // docauto/emulator's entries share its hand-written core.js and serve.js with its other entries and its bin.
   for (const entry of ENTRIES.filter((e) => e.name !== "docauto/emulator")) {
     for (const file of ["node.js", "deno.js"]) {
@@ -221,6 +221,137 @@ await t.run("docauto/webhooks: the P-256 check no host answers comes from its se
   const wrong = refusal(() => v.verifySync(wrongKey.body, wrongKey.header));
   assert(wrong?.code === "invalid_signature" && !/P-256 module/.test(wrong.message), `a wrong-key signature: ${wrong?.code} ${wrong?.message}`);
   assert(loads === 1, `the module was loaded ${loads} times`);
+});
+
+// ---- one class per error name: across entries, and across two copies of the package ----
+
+/** The classes each entry's declarations export (pkg/<dir>/index.d.ts), by entry name. */
+function declaredClasses() {
+  const byEntry = new Map();
+  for (const entry of ENTRIES) {
+    const dts = readFileSync(new URL(`../../pkg/${entry.dir}index.d.ts`, import.meta.url), "utf8");
+    const names = [...dts.matchAll(/export \{([^}]*)\}/g)]
+      .flatMap((m) => m[1].split(","))
+      .map((n) => n.trim())
+      .filter((n) => n && !n.startsWith("type "));
+    byEntry.set(entry.name, names);
+  }
+  return byEntry;
+}
+
+/** The rejection (or exception) of `f`. */
+async function failure(f) {
+  try {
+    await f();
+  } catch (e) {
+    return e;
+  }
+  throw new Error("it did not fail");
+}
+
+await t.run("every error class two entries export is one class: an instance from either entry is instanceof the other's (import and require)", async () => {
+  const exporters = new Map();
+  for (const [entry, names] of declaredClasses()) {
+    for (const name of names.filter((n) => n.endsWith("Error"))) exporters.set(name, [...(exporters.get(name) ?? []), entry]);
+  }
+  const shared = [...exporters].filter(([, entries]) => entries.length > 1);
+  assert(shared.some(([name]) => name === "WebhookVerificationError"), `shared error classes: ${JSON.stringify(shared)}`);
+  for (const [name, entries] of shared) {
+    for (const a of entries) {
+      const made = new (await import(a))[name]("invalid_input", "made by hand");
+      for (const b of entries) {
+        assert(made instanceof (await import(b))[name], `new ${name} of ${a} is not instanceof ${name} of ${b} (import)`);
+        assert(made instanceof require(b)[name], `new ${name} of ${a} is not instanceof ${name} of ${b} (require)`);
+      }
+    }
+  }
+});
+
+await t.run("an error docauto/webhooks' verifier throws is instanceof docauto/testing's WebhookVerificationError, and one TestSigner throws is instanceof docauto/webhooks' (import and require)", async () => {
+  const webhooks = await import("docauto/webhooks");
+  const testing = await import("docauto/testing");
+  const { jwks } = await testing.TestSigner.generate();
+  const verifier = new webhooks.WebhookVerifier({ jwks });
+  const thrownByVerifier = [
+    await failure(() => verifier.verify("{}", "not.a.token")),
+    await failure(() => verifier.verifySync("{}", "not.a.token")),
+  ];
+  const thrownBySigner = [
+    await failure(() => testing.TestSigner.generate({ privateJwk: { kty: "oct" } })),
+    await failure(async () => (await testing.TestSigner.generate()).sign(42)),
+  ];
+  const pairs = [
+    ["docauto/webhooks", thrownByVerifier, "docauto/testing"],
+    ["docauto/testing", thrownBySigner, "docauto/webhooks"],
+  ];
+  for (const [from, errors, other] of pairs) {
+    for (const e of errors) {
+      const shown = `${e?.name} [${e?.code}] ${e?.message}`;
+      assert(e instanceof (await import(from)).WebhookVerificationError, `${from} threw ${shown}, not its own WebhookVerificationError`);
+      assert(e instanceof (await import(other)).WebhookVerificationError, `${from} threw ${shown}: not instanceof WebhookVerificationError of ${other} (import)`);
+      assert(e instanceof require(other).WebhookVerificationError, `${from} threw ${shown}: not instanceof WebhookVerificationError of ${other} (require)`);
+      assert(e instanceof Error && !(e instanceof (await import("docauto")).APIError), `${from} threw ${shown}: an APIError`);
+    }
+  }
+});
+
+await t.run("an entry's one-file Node and Deno entries hold only the error classes it exports: the others, defined in the same errors.js, are dropped by the bundler", () => {
+  const all = ["APIError", "NotFoundError", "APITimeoutError", "WebhookVerificationError", "RealtimeError"];
+  for (const entry of ENTRIES.filter((e) => e.name !== "docauto/emulator")) {
+    for (const file of ["node.js", "deno.js"]) {
+      const code = withoutComments(readFileSync(new URL(`../../pkg/${entry.dir}${file}`, import.meta.url), "utf8"));
+      const defined = all.filter((name) => new RegExp(`\\b${name} = `).test(code));
+      const expected = all.filter((name) => entry.has.includes(name) || (entry.name === "docauto" && name !== "WebhookVerificationError" && name !== "RealtimeError"));
+      assert(JSON.stringify(defined) === JSON.stringify(expected), `${entry.dir}${file} defines ${defined.join(", ")}; expected ${expected.join(", ")}`);
+    }
+  }
+});
+
+await t.run("two copies of the package in one process (a second version installed beside the first): every error class of one is instanceof-compatible with the same class of the other, subclasses follow the chain, an application's own subclass keeps the ordinary check", async () => {
+  const { cpSync, mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { pathToFileURL } = await import("node:url");
+  const dir = mkdtempSync(join(tmpdir(), "docauto-copy-"));
+  try {
+    cpSync(new URL("../../pkg/", import.meta.url), join(dir, "docauto"), { recursive: true });
+    const copy = (sub) => import(pathToFileURL(join(dir, "docauto", sub, "node.js")).href);
+    const [a, b] = [await import("docauto"), await copy("")];
+    const [aw, bw] = [await import("docauto/webhooks"), await copy("webhooks")];
+    const [ar, br] = [await import("docauto/realtime"), await copy("realtime")];
+    assert(a.APIError !== b.APIError && aw.WebhookVerificationError !== bw.WebhookVerificationError, "the copy shares the first one's classes");
+
+    // Errors the copy's client throws, through its own request path: a 404 answer and a fetch that fails.
+    const answer = (status) => async () => new Response(JSON.stringify({ code: "not_found", message: "no", retryable: false }), { status, headers: { "content-type": "application/json" } });
+    const client = (fetch) => new b.DocAuto({ apiKey: "sk_test_copy", baseUrl: "https://api.example", maxRetries: 0, logLevel: "off", fetch });
+    const notFound = await failure(() => client(answer(404)).runs.retrieve("exr_1"));
+    const connection = await failure(() => client(async () => { throw new TypeError("fetch failed"); }).runs.retrieve("exr_1"));
+    assert(notFound instanceof b.NotFoundError && connection instanceof b.APIConnectionError, `the copy threw ${notFound?.name} and ${connection?.name}`);
+    assert(notFound instanceof a.NotFoundError && notFound instanceof a.APIError, `the copy's ${notFound.name} is not a NotFoundError and APIError of the first`);
+    assert(!(notFound instanceof a.ConflictError) && !(notFound instanceof a.APIConnectionError), "the copy's NotFoundError is instanceof another class of the first");
+    assert(connection instanceof a.APIConnectionError && connection instanceof a.APIError && !(connection instanceof a.APITimeoutError), `the copy's ${connection.name} against the first's classes`);
+    const timeout = new b.APITimeoutError("slow", {});
+    assert(timeout instanceof a.APITimeoutError && timeout instanceof a.APIConnectionError && timeout instanceof a.APIError, "the copy's APITimeoutError is not an APITimeoutError, APIConnectionError and APIError of the first");
+
+    // Every error class, both ways.
+    for (const [one, two] of [[a, b], [aw, bw], [ar, br]]) {
+      for (const name of Object.keys(one).filter((n) => n.endsWith("Error"))) {
+        assert(new one[name]("invalid_input", "x") instanceof two[name] && new two[name]("invalid_input", "x") instanceof one[name], `${name}: not one class across the copies`);
+      }
+    }
+    const verified = await failure(() => new bw.WebhookVerifier({ jwks: { keys: [] } }).verify("{}", "not.a.token"));
+    assert(verified instanceof aw.WebhookVerificationError, `the copy's verifier threw ${verified?.name}, not the first's WebhookVerificationError`);
+    assert(!(verified instanceof a.APIError) && !(new b.APIError("x") instanceof aw.WebhookVerificationError), "a class of one name is instanceof a class of another");
+    assert(new br.RealtimeError("closed", "x") instanceof ar.RealtimeError, "RealtimeError: not one class across the copies");
+
+    // An application's subclass: its instances are APIErrors of both copies; an APIError is not one of its instances.
+    class AppError extends a.APIError {}
+    assert(new AppError("x") instanceof a.APIError && new AppError("x") instanceof b.APIError, "an application's subclass of APIError is not an APIError of both copies");
+    assert(!(new a.APIError("x") instanceof AppError) && !(notFound instanceof AppError), "an APIError is instanceof an application's subclass");
+    assert(!(null instanceof a.APIError) && !("APIError" instanceof a.APIError) && !({ name: "APIError" } instanceof a.APIError), "a value that is not an error is an APIError");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 report("package entries (node)", t);

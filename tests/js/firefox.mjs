@@ -2,7 +2,7 @@
 // package, and Playwright's Firefox needs its own patched build, which cannot be fetched here).
 //
 // Headless Firefox has no audio output, so every AudioContext stays "suspended" unless a sound server runs:
-// `ensurePulseAudio()` starts PulseAudio with a null sink when none answers (see ../shared/notes/toolchain.md).
+// `ensurePulseAudio()` starts PulseAudio with a null sink when none answers.
 // The fake microphone (`media.navigator.streams.fake`) plays a tone; it cannot play a file.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";

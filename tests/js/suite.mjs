@@ -210,7 +210,7 @@ export async function runSuite(docauto, fx, log = console.log) {
   });
 
   // The delivery that starts a key's WebCrypto import also has its body hashed by WebCrypto, beside the check (a
-  // cold start then compiles no SHA-256 code in wasm, issue 31); later deliveries hash in wasm. Node's entry hands
+  // cold start then compiles no SHA-256 code in wasm); later deliveries hash in wasm. Node's entry hands
   // node:crypto over, which answers and hashes instead.
   await t.run("a key's first delivery has its body hashed by WebCrypto, and that digest decides; later ones hash in wasm; a failed digest is hashed in wasm", async () => {
     const subtle = globalThis.crypto?.subtle;

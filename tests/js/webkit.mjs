@@ -13,10 +13,10 @@
 // Requests are observed only with `launchWebKit({ record: true })`, through a recording HTTP proxy of ours that the
 // browser is told to use (`request` and `response` events with url, headers and status).
 //
-// Capabilities (../shared/notes/toolchain.md, "WebKit"): `args` replaces the driver's default arguments, so
-// `--automation` stays in it; mock capture devices give three microphones playing a tone, permission granted
-// without a prompt; `--autoplay-policy=allow` unless `autoplay: "default"` is asked for (WebKit's own policy: an
-// AudioContext runs only after a user gesture or once capture started).
+// Capabilities: `args` replaces the driver's default arguments, so `--automation` stays in it; mock capture devices
+// give three microphones playing a tone, permission granted without a prompt; `--autoplay-policy=allow` unless
+// `autoplay: "default"` is asked for (WebKit's own policy: an AudioContext runs only after a user gesture or once
+// capture started).
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";

@@ -1,9 +1,9 @@
 // Writes the static playground: `node www/playground/build.mjs [--out DIR] [--pkg DIR]` (what `cargo xtask playground`
 // runs; default out target/playground/, pkg pkg/). The folder holds the demo page (www/public/, its script replaced by
-// the wiring, playground.js), the Service Worker (sw.js), the demo backend (www/app.mjs and samples.mjs, under
-// backend/), the sample documents (samples/) and the package files the page loads (pkg/: the browser entries of
-// docauto, docauto/webhooks, docauto/realtime and docauto/emulator, and what they import). Every reference in it is
-// relative, so any static file server serves it, from a sub-path as from the root.
+// the wiring, playground.js, with event-source.js), the Service Worker (sw.js), the demo backend (www/app.mjs and
+// samples.mjs, under backend/), the sample documents (samples/) and the package files the page loads (pkg/: the
+// browser entries of docauto, docauto/webhooks, docauto/realtime and docauto/emulator, and what they import). Every
+// reference in it is relative, so any static file server serves it, from a sub-path as from the root.
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -83,6 +83,7 @@ export async function buildPlayground({ out, pkg }) {
       .replace(/<title>docauto demo/, "<title>docauto playground"),
   );
   copy(join(www, "playground", "playground.js"), join(out, "playground.js"));
+  copy(join(www, "playground", "event-source.js"), join(out, "event-source.js"));
   copy(join(www, "playground", "sw.js"), join(out, "sw.js"));
   copy(join(www, "app.mjs"), join(out, "backend", "app.mjs"));
   copy(join(www, "samples.mjs"), join(out, "backend", "samples.mjs"));

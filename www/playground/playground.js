@@ -2,7 +2,11 @@
 // in-process (`docauto/emulator`'s browser entry) and the demo backend over it (www/app.mjs's `createApp`, the same
 // handler `cargo xtask demo` serves), then the page code of www/public/app/ unchanged:
 // - the page's `api/*` requests reach the backend through the Service Worker (sw.js), which hands each one to this
-//   page and streams the answer back (the event stream included);
+//   page and answers with what the backend answered;
+// - the page's event stream (`api/events`, which app/ui.js opens as an `EventSource`) is read from the backend in
+//   this page (event-source.js, set as `host.EventSource`), not through the worker: a response the worker streams is
+//   still open when the page goes away, and Firefox reports each one the page stops reading as an error of the page
+//   ("A ServiceWorker intercepted the request and encountered an unexpected error"), on every reload;
 // - webhook deliveries go from the emulator to the backend's `/webhooks` through `deliver` (nothing leaves the page),
 //   where `WebhookVerifier` checks them against the emulator's key set, fetched with `emulator.fetch`;
 // - live transcription connects with `emulator.WebSocket`;
@@ -15,6 +19,7 @@ import { DocAuto } from "./pkg/index.js";
 import { WebhookVerifier } from "./pkg/webhooks/index.js";
 import { createApp } from "./backend/app.mjs";
 import { h, host, showError } from "./app/ui.js";
+import { isEventStream, pageEventSource } from "./event-source.js";
 
 const BASE = new URL("./", import.meta.url);
 const STORE = `docauto-playground:${BASE.pathname}`;
@@ -146,19 +151,38 @@ async function boot() {
   $("service").after(bar);
   if (notice) say(notice);
   host.WebSocket = emulator.WebSocket;
+  host.EventSource = pageEventSource((url, init) => backend.fetch(backendRequest(url, init)), BASE);
   save();
 }
 
-/** Answers one request the Service Worker forwarded: the backend's `Response`, streamed over the port. */
-async function answer(backend, { method, url, headers, body }, port) {
-  const u = new URL(url);
-  // the backend's routes are at its root (`/api/...`): this folder's path is taken off
-  const path = `/${u.pathname.slice(BASE.pathname.length)}`;
+/** The backend's request for a URL of this page: the backend's routes are at its root, this folder's path taken off. */
+function backendRequest(url, init) {
+  const u = new URL(url, BASE);
+  return new Request(new URL(`/${u.pathname.slice(BASE.pathname.length)}${u.search}`, location.origin), init);
+}
+
+/**
+ * Answers one request the Service Worker forwarded, over its port. A finite answer goes whole, in one message
+ * (`{ head, body }`): the worker answers it with a complete body, so a page that goes away in the middle of it leaves
+ * no half-fed stream behind. An event stream (`text/event-stream`) has no end: it goes as `{ head }`, then
+ * `{ chunk }`s, until the worker says `{ cancel }` (or `{ end }`/`{ error }` if the backend ends it). So does every
+ * answer to a worker that does not say `whole` (an earlier version's, which keeps the page until the new one claims
+ * it).
+ */
+async function answer(backend, { method, url, headers, body, whole: takesWhole }, port) {
   let response;
+  let whole;
   try {
-    response = await backend.fetch(new Request(new URL(`${path}${u.search}`, location.origin), { method, headers, body }));
+    response = await backend.fetch(backendRequest(url, { method, headers, body }));
+    if (takesWhole && !isEventStream(response)) whole = await response.arrayBuffer();
   } catch (e) {
     response = Response.json({ error: { code: "internal_error", message: String(e?.message ?? e), status: 500 } }, { status: 500 });
+    if (takesWhole) whole = await response.arrayBuffer();
+  }
+  const head = { status: response.status, headers: [...response.headers] };
+  if (whole) {
+    port.postMessage({ head, body: whole }, [whole]);
+    return port.close();
   }
   const reader = response.body?.getReader();
   let cancelled = false;
@@ -168,7 +192,7 @@ async function answer(backend, { method, url, headers, body }, port) {
     reader?.cancel().catch(() => {});
     port.close();
   };
-  port.postMessage({ head: { status: response.status, headers: [...response.headers] } });
+  port.postMessage({ head });
   if (!reader) return port.postMessage({ end: true });
   try {
     for (;;) {

@@ -4,9 +4,13 @@
 // stops an idle worker.
 //
 // Protocol (one MessageChannel per request): the worker posts `{ type: "docauto-playground-request", method, url,
-// headers, body }` with a port to the page; the page answers `{ head: { status, headers } }`, then
-// `{ chunk: Uint8Array }`s and `{ end: true }` (or `{ error }`); the worker posts `{ cancel: true }` when the page's
-// reader goes away (an EventSource closed).
+// headers, body, whole: true }` with a port to the page; the page answers a finite response whole, in one message
+// (`{ head: { status, headers }, body: ArrayBuffer }`), which the worker answers with a complete body. Only an event
+// stream is streamed: `{ head }`, then `{ chunk: Uint8Array }`s and `{ end: true }` (or `{ error }`); the worker posts
+// `{ cancel: true }` when the page's reader goes away (an EventSource closed). The page's own event stream does not
+// come here (playground.js reads it from the backend in the page): Firefox reports a streamed response that its page
+// stops reading, at a reload for one, as an error of the page ("A ServiceWorker intercepted the request and
+// encountered an unexpected error"), however the worker ends it.
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 const ANSWER_WITHIN_MS = 30_000;
@@ -46,24 +50,25 @@ async function forward(request, clientId) {
   let stream;
   const queued = [];
   port.onmessage = ({ data }) => {
-    if (data.head) return headOf(data.head);
+    if (data.head) return headOf(data);
     if (!stream) return queued.push(data);
     feed(stream, data);
   };
   const timer = setTimeout(() => headOf(null), ANSWER_WITHIN_MS);
-  client.postMessage({ type: "docauto-playground-request", method: request.method, url: request.url, headers, body }, [
-    channel.port2,
-  ]);
-  const answer = await head;
+  const message = { type: "docauto-playground-request", method: request.method, url: request.url, headers, body, whole: true };
+  client.postMessage(message, [channel.port2]);
+  const first = await head;
   clearTimeout(timer);
-  if (!answer) {
+  if (!first) {
     port.close();
     return failure(504, "backend_timeout", "the playground's backend did not answer");
   }
-  if (NULL_BODY.has(answer.status) || request.method === "HEAD") {
-    port.postMessage({ cancel: true });
+  const answer = first.head;
+  const empty = NULL_BODY.has(answer.status) || request.method === "HEAD";
+  if (first.body || empty) {
+    if (!first.body) port.postMessage({ cancel: true });
     port.close();
-    return new Response(null, { status: answer.status, headers: answer.headers });
+    return new Response(empty ? null : first.body, { status: answer.status, headers: answer.headers });
   }
   const readable = new ReadableStream({
     start(controller) {

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-/// The wasm-opt level: measured in BENCHMARKS.md (size and verify speed of -O2, -O3, -Oz).
+/// The wasm-opt level: measured in PERFORMANCE.md, "Steady state" (size and verify speed of -O2, -O3, -Oz).
 pub const WASM_OPT_LEVEL: &str = "-O3";
 
 /// Features the Rust 1.95 wasm32 target emits; wasm-opt must accept them and keep within them.
@@ -106,7 +106,8 @@ const WEBHOOKS_WASM_OPT: &[&str] = &["--one-caller-inline-max-function-size", "4
 /// A second module of an entry: `docauto/webhooks`' P-256 check (`docauto-webhooks-p256.wasm`, feature
 /// `webhooks-p256`), asked only where no host crypto answers, so most cold starts never instantiate it. Where the
 /// entry reads the file on first use (Node, Deno, Bun) they never compile it either; workerd compiles every module of
-/// a Worker at its start, imported or not (about 0.8 ms of a cold start for this one, BENCHMARKS.md's sixth pass).
+/// a Worker at its start, imported or not (about 0.8 ms of a cold start for this one, measured with
+/// `cargo xtask bench`).
 pub struct Companion {
     /// File name of the module, under the entry's `wasm/`.
     pub module: &'static str,
@@ -748,16 +749,41 @@ fn glue_exports(glue: &str, name: &str) -> bool {
 ///   source"). The brand check by `Object.prototype.toString` holds across realms.
 /// - The default module URL of the async init names the module's own file (renamed from `docauto_bg.wasm`), so a
 ///   bundler that follows `new URL(..., import.meta.url)` in the glue finds the file the entry loads.
+///
+/// And in the glue of `docauto/realtime`, [`bind_transcriber`]'s two edits.
 fn patch_glue(glue: &str, produced: &str, module: &str) -> Result<String, String> {
     let glue = replace_once(
         glue,
         "if (!(module instanceof WebAssembly.Module)) {",
         "if (!(module instanceof WebAssembly.Module) && Object.prototype.toString.call(module) !== \"[object WebAssembly.Module]\") {",
     )?;
-    replace_once(
+    let glue = replace_once(
         &glue,
         &format!("new URL('{produced}', import.meta.url)"),
         &format!("new URL('{module}', import.meta.url)"),
+    )?;
+    bind_transcriber(&glue)
+}
+
+/// The glue function that hands a `RealtimeTranscriber` its own JS object (`src/wasm/realtime/mod.rs`,
+/// `bind_transcriber`): the Rust side cannot reach the object wasm-bindgen's constructor makes, and holds it while
+/// a session is live so that the class's `FinalizationRegistry` never frees a live transcriber.
+const BIND_TRANSCRIBER: &str = "bindTranscriber";
+
+/// Where the glue has [`BIND_TRANSCRIBER`], two edits, each required to apply exactly once: the class's constructor
+/// calls it with `this` right after registering the object with its finalizer, and the function is no longer
+/// exported (it is not API; the entries re-export every export of the glue). Other glues are returned as they are.
+fn bind_transcriber(glue: &str) -> Result<String, String> {
+    let declaration = format!("export function {BIND_TRANSCRIBER}(");
+    if !glue_exports(glue, BIND_TRANSCRIBER) {
+        return Ok(glue.to_owned());
+    }
+    let glue = replace_once(glue, &declaration, &declaration["export ".len()..])?;
+    let register = "RealtimeTranscriberFinalization.register(this, this.__wbg_ptr, this);";
+    replace_once(
+        &glue,
+        register,
+        &format!("{register}\n        {BIND_TRANSCRIBER}(this, this);"),
     )
 }
 
@@ -781,7 +807,8 @@ fn error_snippet(wasm_dir: &Path) -> Result<(String, Vec<String>), String> {
     for entry in entries.flatten() {
         let candidate = entry.path().join("src/wasm/errors.js");
         if candidate.exists() {
-            let classes = exported_names(&read(&candidate)?, &["class"]);
+            // Each class is an `export const` (made by a pure call, so bundlers drop the unused ones).
+            let classes = exported_names(&read(&candidate)?, &["class", "const"]);
             let rel = format!(
                 "snippets/{}/src/wasm/errors.js",
                 entry.file_name().to_string_lossy()
@@ -1012,6 +1039,29 @@ fn write(p: &Path, text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_transcriber_constructor_binds_its_object_and_the_binding_is_not_exported() {
+        let glue = "export class RealtimeTranscriber {\n    constructor(options) {\n        const ret = wasm.a(options);\n        \
+                    this.__wbg_ptr = ret[0];\n        \
+                    RealtimeTranscriberFinalization.register(this, this.__wbg_ptr, this);\n        return this;\n    }\n}\n\
+                    export function bindTranscriber(transcriber, object) {\n    wasm.b(transcriber.__wbg_ptr, object);\n}\n";
+        let patched = bind_transcriber(glue).unwrap();
+        assert!(patched.contains(
+            "RealtimeTranscriberFinalization.register(this, this.__wbg_ptr, this);\n        bindTranscriber(this, this);\n        return this;"
+        ));
+        assert!(patched.contains("\nfunction bindTranscriber(transcriber, object) {"));
+        assert!(!glue_exports(&patched, BIND_TRANSCRIBER));
+        assert!(!exported_names(&patched, &["function"]).contains(&BIND_TRANSCRIBER.to_owned()));
+        // Another module's glue is left alone; a layout without the constructor's registration fails the build.
+        let other = "export class WebhookVerifier {\n}\n";
+        assert_eq!(bind_transcriber(other).unwrap(), other);
+        let moved = glue.replace(
+            "RealtimeTranscriberFinalization.register",
+            "Registry.register",
+        );
+        assert!(bind_transcriber(&moved).is_err());
+    }
 
     #[test]
     fn exported_names_skip_init_machinery() {

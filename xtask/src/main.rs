@@ -10,6 +10,9 @@ mod minify;
 mod page_proxy;
 mod test;
 mod util;
+// A test only: nothing a user or contributor reads names the process of the work.
+#[cfg(test)]
+mod wording;
 mod xvfb;
 
 const USAGE: &str = "usage: cargo xtask <command>
@@ -19,7 +22,7 @@ const USAGE: &str = "usage: cargo xtask <command>
                   package's declarations (a native test and the api.md suite fail while either is stale)
   test            every suite; the last line is `N passed, N failed`
   test --docs     only the code blocks of README.md, MIGRATION.md and docs/: one line per block, then the counts
-  bench [--write] verify speed vs jose, .wasm sizes, cold starts (--write updates BENCHMARKS.md)
+  bench [--write] sizes, cold starts and speeds against jose, openai-node and fetch (--write updates BENCHMARKS.md and PERFORMANCE.md)
   fuzz [secs]     bounded cargo-fuzz run of each target, then the wasm boundary from Node (default 30 s each)
   demo            build, start the emulator and the demo app on 127.0.0.1, print the address
   playground [--out DIR]  build, write the demo as static files that need no server (default target/playground/)

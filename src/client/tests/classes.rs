@@ -1,6 +1,6 @@
-//! Retry classes per route (issue 10 item 1): run creations are resent after a lost answer with the same key; any
-//! other POST only when nothing can have happened; GET, PATCH, DELETE always. The spec is the oracle: "Idempotency:
-//! header `idempotency-key` on writes makes a retry return the original run; extract batch ignores it."
+//! Retry classes per route: run creations are resent after a lost answer with the same key; any other POST only when
+//! nothing can have happened; GET, PATCH, DELETE always. The API specification is the oracle: "Idempotency: header
+//! `idempotency-key` on writes makes a retry return the original run; extract batch ignores it."
 
 use super::{h, run, Reply};
 use crate::client::actions;

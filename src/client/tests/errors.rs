@@ -244,8 +244,8 @@ fn error_of(status: u16, text: &str, host_read: Option<&str>) -> ApiError {
 
 #[test]
 fn an_envelope_keeps_its_code_whenever_json_parse_reads_it() {
-    // Issue 24 item 5: a lone surrogate, a number beyond a double, nesting deeper than the core reads. JSON.parse
-    // reads each; the core's reader refuses it, so the error was `non_json_body`. The host hands its reading too.
+    // A lone surrogate, a number beyond a double, nesting deeper than the core reads: JSON.parse reads each, the
+    // core's reader refuses it, and the error would be `non_json_body` if the host did not hand its reading too.
     let deep = format!(
         r#"{{"code":"invalid_request","message":"bad","detail":{}1{}}}"#,
         "[".repeat(200),

@@ -640,7 +640,8 @@ fn answer_meta_reads_request_id_and_replay_as_the_call_does() {
     assert_eq!((meta.request_id, meta.idempotent_replay), (None, false));
 }
 
-/// Numbers of the brief's list (issue 12): what a page's items hold is what `JSON.parse` reads from the answer.
+/// Numbers readers get wrong (2^53 + 1, -0, 2.2250738585072011e-308, 30 digits): what a page's items hold is what
+/// `JSON.parse` reads from the answer.
 const NUMBERS_PAGE: &str = r#"{"data":[{"n":[0.1,1e-7,9007199254740993,1.5e300,-0.0,2.2250738585072011e-308,0.30000000000000004,123456789012345678901234567890,7]}],"has_more":false}"#;
 
 #[test]
@@ -757,8 +758,8 @@ fn an_unread_body_of_a_success_fails_as_too_large() {
 
 #[test]
 fn a_2xx_that_is_not_a_json_object_is_unexpected_shape_never_data_and_not_resent() {
-    // Issue 24 item 5: `runs.retrieve` resolved `null` or `[]` for a 200 of `null` or `[]`. The host reports a body
-    // that does not parse to an object as its text.
+    // A 200 of `null` or `[]` must not resolve `runs.retrieve` to `null` or `[]`. The host reports a body that does
+    // not parse to an object as its text.
     for body in ["null", "[]", "[1,2]", r#""run""#, "5", "true", ""] {
         let trace = drive(
             data_call(runs::retrieve("exr_1").unwrap()),

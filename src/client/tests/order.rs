@@ -1,4 +1,4 @@
-//! Bodies as the caller wrote them (issue 10 item 5): the sent text keeps every object's key order.
+//! Bodies as the caller wrote them: the sent text keeps every object's key order.
 
 use super::{run, sent, Reply};
 use crate::client::params::Params;

@@ -1,5 +1,5 @@
-//! Params read once as JSON and checked by the route's table (issue 12 item 3): the table names exactly the
-//! struct's fields, a bad field is `invalid_request` at its path, and the caller's text is the body.
+//! Params read once as JSON and checked by the route's table: the table names exactly the struct's fields, a bad
+//! field is `invalid_request` at its path, and the caller's text is the body.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -1,5 +1,5 @@
-//! Redirects on API routes (issue 10 item 4): sent with `redirect: "manual"`; same-origin followed by the call with
-//! the same headers, bounded; another origin never, with `redirect_refused`.
+//! Redirects on API routes: sent with `redirect: "manual"`; same-origin followed by the call with the same headers,
+//! bounded; another origin never, with `redirect_refused`.
 
 use super::{env, h, retrieve_call, run, Reply, KEY};
 use crate::client::call::MAX_REDIRECTS;

@@ -196,8 +196,8 @@ fn rate_limited_then_ok(headers: Vec<(&'static str, &'static str)>) -> super::Tr
 
 #[test]
 fn a_retry_after_that_cannot_be_read_ends_the_call_with_the_error() {
-    // Issue 24 item 4: neither a number of seconds nor an HTTP date. Before, each was ignored and the call retried
-    // on its own backoff, as if the server had asked for nothing.
+    // Neither a number of seconds nor an HTTP date: the call ends with the error rather than retrying on its own
+    // backoff, as if the server had asked for nothing.
     for value in ["1e400", "Infinity", "-5", "NaN", "soon", "", "+5", "5s"] {
         for name in ["retry-after", "retry-after-ms"] {
             let trace = rate_limited_then_ok(vec![(name, value)]);

@@ -150,4 +150,5 @@ export type RealtimeErrorCode =
   | "connection_silent"
   | "device_lost"
   | "audio_not_allowed"
+  | "disposed"
   | (string & {});

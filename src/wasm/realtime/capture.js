@@ -1,4 +1,5 @@
-// The JS host side of RealtimeTranscriber's capture and of the session's other waits: plain ESM, no dependencies.
+// The JS host side of RealtimeTranscriber's capture and of the session's other waits (and the one property by which a
+// transcriber's JS object holds the caller's values, `hold`): plain ESM, no dependencies.
 //
 // wasm-bindgen copies this file next to the glue (snippets/docauto-<hash>/src/wasm/realtime/capture.js); capture.rs
 // and session.rs bind it. It only sequences the browser's promises (getUserMedia, AudioContext, AudioWorklet) and
@@ -250,6 +251,21 @@ export function fetchUrl(getUrl, done) {
     (url) => done(typeof url === "string" ? url : undefined),
     () => done(undefined),
   );
+}
+
+const HELD = Symbol("held");
+
+/**
+ * Makes `object` (a transcriber's JS object) hold `value` (the caller's event target, getUrl and WebSocket): a
+ * property keyed by a symbol of this module, not enumerable. Returns whether it could (false for a frozen object).
+ */
+export function hold(object, value) {
+  try {
+    Object.defineProperty(object, HELD, { value });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Calls each of `waiters` once every promise of `pending` settled. */

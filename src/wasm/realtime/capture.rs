@@ -79,9 +79,12 @@ extern "C" {
     pub fn after_all(pending: &js_sys::Array, waiters: &js_sys::Array);
     /// Calls `done()` in a microtask.
     pub fn later(done: JsValue);
+    /// Makes `object` hold `value` (a property only this module names); whether it could.
+    pub fn hold(object: &JsValue, value: &JsValue) -> bool;
 }
 
-/// A running capture graph: stream -> source -> worklet, blocks delivered to the callback while it lives.
+/// A running capture graph: stream -> source -> worklet, blocks delivered to the callback while it lives. Dropped
+/// without [`Capture::close`], it tears the graph down all the same, before its callbacks are freed.
 pub struct Capture {
     handle: JsValue,
     _on_block: Closure<dyn FnMut(Float32Array, u32)>,
@@ -194,7 +197,17 @@ impl Capture {
 
     /// Tears the graph down: worklet disconnected, port closed, tracks stopped (when owned); the promise resolves
     /// when the context closed. The callbacks are released at once (the graph no longer calls them).
-    pub fn close(self) -> js_sys::Promise {
-        close_capture(&self.handle)
+    pub fn close(mut self) -> js_sys::Promise {
+        close_capture(&std::mem::take(&mut self.handle))
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        // `closeCapture` detaches the port's handler and the tracks' `ended` listeners before it returns (its first
+        // await comes after), so the callbacks freed next are never called again.
+        if !self.handle.is_undefined() {
+            let _ = close_capture(&self.handle);
+        }
     }
 }

@@ -14,7 +14,15 @@
 //!   `removeEventListener` and `dispatchEvent` to one it owns (so `event.target` is that inner target);
 //! - a stream passed to `start({ stream })` belongs to the caller: its tracks are not stopped;
 //! - `stop()` never rejects;
-//! - errors are `Error` objects named `RealtimeError` with `code` and `retryable`.
+//! - errors are `Error` objects named `RealtimeError` with `code` and `retryable`;
+//! - a live session (from `start()` or the first `sendAudio` until it closes) keeps its transcriber from being
+//!   garbage-collected, as an open `WebSocket` is not collected: the host holds the JS object between the core's
+//!   `Retain` and `Release` (the package's glue hands it over at construction, [`bind_transcriber`]), and the
+//!   caller's values (event target, `getUrl`, `WebSocket`) hang on that object, so a listener that refers to the
+//!   transcriber does not keep a closed one alive;
+//! - `free()` and `[Symbol.dispose]()` (the end of a `using` block) end a live session at once ([`Drop`] feeds the
+//!   core's `dispose`): microphone tracks stopped, AudioContext closed, socket closed with 1000, timers cleared,
+//!   handlers detached, a pending `start()` rejected with `disposed`, pending `stop()`s resolved, no event after.
 
 mod capture;
 mod host;
@@ -39,9 +47,33 @@ const HANDLE_OPTIONS: [&str; 2] = ["getUrl", "WebSocket"];
 ///
 /// Events (`addEventListener`): `open`, `partial`, `final`, `usage`, `error`, `close`, `reconnecting`, `level`,
 /// `devicechange`; each a `CustomEvent` whose `detail` holds the data.
+///
+/// Lifetime: from `start()` (or the first `sendAudio()`) until the session closes, the transcriber keeps itself
+/// alive: it is not garbage-collected even when the page keeps no reference to it. Closed (or never started), it is
+/// collected once the page lets it go, its own listeners referring to it included.
+/// `free()` and `[Symbol.dispose]()` (the end of a `using` block) end a live session at once, without waiting for
+/// the service (use `stop()` to get the last `final`): the microphone's tracks are stopped (a `stream` given to
+/// `start()` stays untouched), the AudioContext closed, the socket closed with code 1000, a pending `start()`
+/// rejected with code `disposed`, pending `stop()` calls resolved; no event is dispatched after.
 #[wasm_bindgen]
 pub struct RealtimeTranscriber {
     host: Rc<Host>,
+}
+
+impl Drop for RealtimeTranscriber {
+    /// `free()`, `[Symbol.dispose]()`, or the collector (which only ever frees a transcriber whose session is not
+    /// live): the core's `dispose` decides what ends, the host applies it before anything is freed.
+    fn drop(&mut self) {
+        self.host.input(Session::dispose);
+    }
+}
+
+/// Called once by `RealtimeTranscriber`'s constructor in the package's glue (`xtask/src/build.rs` inserts the call,
+/// and makes this function private to the glue): hands the transcriber its own JS object, which the session holds
+/// while it is live. Not part of the API.
+#[wasm_bindgen(js_name = bindTranscriber, skip_typescript)]
+pub fn bind_transcriber(transcriber: &RealtimeTranscriber, object: JsValue) {
+    transcriber.host.set_owner(&object);
 }
 
 fn invalid_options(path: &str, detail: &str) -> JsValue {
@@ -107,8 +139,8 @@ impl RealtimeTranscriber {
         Ok(Self {
             host: Host::new(
                 session,
-                events,
                 HostHandles {
+                    events,
                     get_url,
                     socket_ctor,
                 },
@@ -122,8 +154,8 @@ impl RealtimeTranscriber {
     /// # Errors
     /// Rejects with `microphone_denied`, `no_audio_device`, `ticket_used` / `ticket_invalid` / `ticket_expired`,
     /// `open_timeout`, `socket_closed`, `unsupported_audio_format`, `reconnect_failed`, `audio_not_allowed` (the
-    /// browser's autoplay policy kept the audio from running within `openTimeoutMs`: call it from a click), or
-    /// `invalid_state` when already started.
+    /// browser's autoplay policy kept the audio from running within `openTimeoutMs`: call it from a click),
+    /// `invalid_state` when already started, or `disposed` when `free()` came first.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn start(
         &self,
@@ -194,6 +226,7 @@ impl RealtimeTranscriber {
 
     /// Flushes the audio, sends `stop`, waits for the service's last `final`, `usage` and close (at most
     /// `stopTimeoutMs`), and releases everything: tracks, AudioContext, worklet, socket, timers. Never rejects.
+    /// (`free()` releases the same at once, without waiting for the service.)
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn stop(&self) -> Promise {
         self.host.stop()
@@ -266,9 +299,10 @@ impl RealtimeTranscriber {
         if kind.as_string().as_deref() == Some("level") {
             self.host.input(Session::want_levels);
         }
-        self.host
-            .events
-            .add_event_listener(&kind, &listener, &options)
+        match self.host.events() {
+            Some(events) => events.add_event_listener(&kind, &listener, &options),
+            None => Ok(()),
+        }
     }
 
     /// `EventTarget.removeEventListener`.
@@ -285,9 +319,10 @@ impl RealtimeTranscriber {
         options: Option<JsValue>,
     ) -> Result<(), JsValue> {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        self.host
-            .events
-            .remove_event_listener(&kind, &listener, &options)
+        match self.host.events() {
+            Some(events) => events.remove_event_listener(&kind, &listener, &options),
+            None => Ok(()),
+        }
     }
 
     /// `EventTarget.dispatchEvent`.
@@ -299,9 +334,9 @@ impl RealtimeTranscriber {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Event")] event: JsValue,
     ) -> Result<bool, JsValue> {
-        self.host
-            .events
-            .dispatch_event(&event)
-            .map(|r| r.is_truthy())
+        match self.host.events() {
+            Some(events) => events.dispatch_event(&event).map(|r| r.is_truthy()),
+            None => Ok(false),
+        }
     }
 }

@@ -6,6 +6,13 @@
 //! the handles only while no JS runs. A listener that calls `stop()` or `sendAudio()` while its event is being
 //! dispatched feeds its input at once (the borrow is free) and the loop already running applies the effects
 //! next, in order; nothing is ever skipped.
+//!
+//! Lifetime: JS callbacks hold the host weakly (socket handlers, timers, the worklet's blocks) or own what they need
+//! (a pending `getUrl`, a capture opening); the transcriber's JS object is held only while the session is live
+//! (`Effect::Retain` to `Effect::Release`), and the caller's values ([`Kept`]) hang on that object. Freed
+//! (`free()`, `[Symbol.dispose]()`), the transcriber feeds the core's `dispose` and this loop applies it before
+//! anything is dropped; then a [`Connection`] or a [`Capture`] still here detaches its JS side before its closures
+//! are freed, so a late event finds nothing to call.
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -17,21 +24,38 @@ use wasm_bindgen::JsCast;
 use super::capture::{self, Capture};
 use super::host::{self, EventTargetLike, SocketLike, Timer};
 use crate::realtime::options::{MicrophoneConstraints, TicketUrl};
-use crate::realtime::protocol::{CLOSE_ABNORMAL, MAX_MESSAGE_BYTES};
-use crate::realtime::session::{AudioOrigin, CaptureSource, Effect, Event, TimerKind, TIMER_KINDS};
+use crate::realtime::protocol::{CLOSE_ABNORMAL, CLOSE_NORMAL, MAX_MESSAGE_BYTES};
+use crate::realtime::session::{CaptureSource, Effect, Event, TimerKind, TIMER_KINDS};
 use crate::realtime::{Session, Usage};
 
 /// The JS handles given to the constructor.
 pub(super) struct HostHandles {
+    /// The event target the transcriber forwards to (its listeners are the caller's).
+    pub(super) events: EventTargetLike,
     /// `getUrl`, when given.
     pub(super) get_url: Option<Function>,
     /// The WebSocket constructor.
     pub(super) socket_ctor: JsValue,
 }
 
-/// One socket with its handlers; its handlers are detached on drop.
+/// Where the caller's JS values live (the event target with its listeners, `getUrl`, the WebSocket constructor): one
+/// object, `{ events, getUrl, WebSocket }`. Held from wasm, it would be a root of the collector, and a listener that
+/// refers to the transcriber (`t.addEventListener("final", () => t.stop())`) would then keep the transcriber from
+/// ever being collected; so once the transcriber has its JS object, that object holds them and the host only a weak
+/// reference: a cycle through the listeners is one the collector takes. While a session is live, the JS object is
+/// retained (`Effect::Retain`), and these with it.
+enum Kept {
+    /// Not bound to a JS object (made from Rust): held here.
+    Here(js_sys::Object),
+    /// Held by the transcriber's JS object.
+    OnObject(js_sys::WeakRef),
+}
+
+/// One socket with its handlers. Dropped, it detaches its handlers (before they are freed, so a late event of the
+/// socket finds nothing to call) and closes the socket with 1000 unless [`Connection::close`] closed it already.
 struct Connection {
     socket: SocketLike,
+    closed: bool,
     _handlers: Vec<Closure<dyn FnMut(JsValue)>>,
 }
 
@@ -41,6 +65,22 @@ impl Connection {
         let _ = self.socket.set_onmessage(&JsValue::NULL);
         let _ = self.socket.set_onclose(&JsValue::NULL);
         let _ = self.socket.set_onerror(&JsValue::NULL);
+    }
+
+    /// Detaches the handlers and closes the socket with `code` and `reason`.
+    fn close(mut self, code: u16, reason: &str) {
+        self.detach();
+        let _ = self.socket.close_with(code, reason);
+        self.closed = true;
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.detach();
+        if !self.closed {
+            let _ = self.socket.close_with(CLOSE_NORMAL, "");
+        }
     }
 }
 
@@ -56,17 +96,26 @@ struct Handles {
     releasing: Vec<Promise>,
     start_waiters: Vec<(Function, Function)>,
     stop_waiters: Vec<Function>,
+    /// The transcriber's JS object while its session is live (`Effect::Retain` to `Effect::Release`): held here, it
+    /// cannot be garbage-collected, so wasm-bindgen's finalizer never frees a live session.
+    retained: Option<JsValue>,
 }
 
 /// A transcriber's session, its JS handles and its event target (callbacks hold it weakly).
 pub(super) struct Host {
-    pub(super) events: EventTargetLike,
+    kept: RefCell<Kept>,
+    /// A `WeakRef` to the transcriber's JS object, handed over by the class's constructor (none when the transcriber
+    /// was made from Rust, or the runtime has no `WeakRef`, and then no finalizer either).
+    owner: RefCell<Option<js_sys::WeakRef>>,
     session: RefCell<Session>,
     handles: RefCell<Handles>,
-    get_url: Option<Function>,
-    socket_ctor: JsValue,
     pumping: Cell<bool>,
 }
+
+/// The names of the caller's values in [`Kept`].
+const KEPT_EVENTS: &str = "events";
+const KEPT_GET_URL: &str = "getUrl";
+const KEPT_SOCKET: &str = "WebSocket";
 
 fn timer_slot(kind: TimerKind) -> usize {
     TIMER_KINDS.iter().position(|k| *k == kind).unwrap_or(0)
@@ -150,15 +199,60 @@ fn event_field(event: &JsValue, name: &str) -> JsValue {
 }
 
 impl Host {
-    pub(super) fn new(session: Session, events: EventTargetLike, handles: HostHandles) -> Rc<Self> {
+    pub(super) fn new(session: Session, handles: HostHandles) -> Rc<Self> {
+        let get_url = handles.get_url.map_or(JsValue::UNDEFINED, JsValue::from);
+        let kept = host::object(&[
+            (KEPT_EVENTS, handles.events.into()),
+            (KEPT_GET_URL, get_url),
+            (KEPT_SOCKET, handles.socket_ctor),
+        ]);
         Rc::new(Self {
-            events,
+            kept: RefCell::new(Kept::Here(kept.unchecked_into())),
+            owner: RefCell::new(None),
             session: RefCell::new(session),
             handles: RefCell::new(Handles::default()),
-            get_url: handles.get_url,
-            socket_ctor: handles.socket_ctor,
             pumping: Cell::new(false),
         })
+    }
+
+    /// One of the caller's values ([`Kept`]); `undefined` once the transcriber's JS object was collected.
+    fn kept(&self, name: &str) -> JsValue {
+        let kept = match self.kept.try_borrow().as_deref() {
+            Ok(Kept::Here(object)) => Some(object.clone()),
+            Ok(Kept::OnObject(weak)) => weak.deref(),
+            Err(_) => None,
+        };
+        kept.and_then(|k| Reflect::get(&k, &name.into()).ok())
+            .unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// The event target the transcriber forwards to (`None` once its JS object was collected).
+    pub(super) fn events(&self) -> Option<EventTargetLike> {
+        let events = self.kept(KEPT_EVENTS);
+        (!events.is_undefined()).then(|| events.unchecked_into())
+    }
+
+    /// Binds the transcriber to its JS object: a weak reference to it, which `Effect::Retain` holds strongly while
+    /// the session is live, and the caller's values ([`Kept`]) handed over to it. Without `WeakRef` (and then without
+    /// a finalizer either) everything stays held here.
+    pub(super) fn set_owner(&self, object: &JsValue) {
+        let weak_ref = host::global("WeakRef");
+        let Ok(weak) = host::construct(&weak_ref, &Array::of1(object)) else {
+            return;
+        };
+        if let Ok(mut owner) = self.owner.try_borrow_mut() {
+            *owner = Some(weak.unchecked_into());
+        }
+        let Ok(mut kept) = self.kept.try_borrow_mut() else {
+            return;
+        };
+        if let Kept::Here(values) = &*kept {
+            if let Ok(weak) = host::construct(&weak_ref, &Array::of1(values)) {
+                if capture::hold(object, values) {
+                    *kept = Kept::OnObject(weak.unchecked_into());
+                }
+            }
+        }
     }
 
     /// Reads the session (getters). `None` only if a core call is running, which cannot call out.
@@ -253,8 +347,7 @@ impl Host {
             }
             Effect::CloseSocket { code, reason } => {
                 if let Some(conn) = self.handles(|h| h.socket.take()).flatten() {
-                    conn.detach();
-                    let _ = conn.socket.close_with(code, reason);
+                    conn.close(code, reason);
                 }
             }
             Effect::SetTimer { timer, ms } => {
@@ -278,8 +371,8 @@ impl Host {
             }
             Effect::Emit(event) => {
                 let (kind, detail) = event_js(&event);
-                if let Ok(e) = host::custom_event(kind, &detail) {
-                    let _ = self.events.dispatch_event(&e);
+                if let (Some(events), Ok(e)) = (self.events(), host::custom_event(kind, &detail)) {
+                    let _ = events.dispatch_event(&e);
                 }
             }
             Effect::SettleStart(result) => {
@@ -307,6 +400,18 @@ impl Host {
                     &waiters.into_iter().collect(),
                 );
             }
+            Effect::Retain => {
+                let object = self
+                    .owner
+                    .try_borrow()
+                    .ok()
+                    .and_then(|o| o.as_ref().and_then(|w| w.deref()));
+                self.handles(|h| h.retained = object.map(JsValue::from));
+            }
+            Effect::Release => {
+                let object = self.handles(|h| h.retained.take()).flatten();
+                drop(object);
+            }
         }
     }
 
@@ -322,13 +427,11 @@ impl Host {
     fn connect(self: &Rc<Self>, id: u32, url: &TicketUrl) {
         let old = self.handles(|h| h.socket.take()).flatten();
         if let Some(old) = old {
-            old.detach();
-            let _ = old
-                .socket
-                .close_with(crate::realtime::protocol::CLOSE_NORMAL, "");
+            old.close(CLOSE_NORMAL, "");
         }
         // The constructor's own exception could quote the URL (the ticket): it is not passed on.
-        let Ok(socket) = host::construct(&self.socket_ctor, &Array::of1(&url.0.as_str().into()))
+        let Ok(socket) =
+            host::construct(&self.kept(KEPT_SOCKET), &Array::of1(&url.0.as_str().into()))
         else {
             self.input(|s| {
                 s.socket_closed(id, CLOSE_ABNORMAL, "the WebSocket could not be created")
@@ -369,16 +472,14 @@ impl Host {
         self.handles(|h| {
             h.socket = Some(Connection {
                 socket,
+                closed: false,
                 _handlers: vec![on_message, on_close, on_other],
             })
         });
     }
 
     fn fetch_url(self: &Rc<Self>) {
-        let get_url = self
-            .get_url
-            .as_ref()
-            .map_or(JsValue::UNDEFINED, |f| f.clone().into());
+        let get_url = self.kept(KEPT_GET_URL);
         let host = self.clone();
         capture::fetch_url(
             &get_url,
@@ -408,10 +509,7 @@ impl Host {
         let weak = Rc::downgrade(self);
         let on_block = move |samples: &[f32], rate: u32| {
             if let Some(host) = weak.upgrade() {
-                let pushed = host.input(|s| s.push_f32(samples, rate, AudioOrigin::Capture));
-                if let Some(Err(e)) = pushed {
-                    host.emit_error(&e);
-                }
+                host.input(|s| s.capture_block(samples, rate));
             }
         };
         let weak = Rc::downgrade(self);
@@ -437,12 +535,6 @@ impl Host {
                 }
             },
         );
-    }
-
-    fn emit_error(&self, e: &crate::realtime::RealtimeError) {
-        if let Ok(event) = host::custom_event("error", &host::realtime_error(e)) {
-            let _ = self.events.dispatch_event(&event);
-        }
     }
 
     fn flush_capture(self: &Rc<Self>) {

@@ -75,7 +75,7 @@ pub struct WebhookVerifier {
 
 /// A rejected Promise of `error`. Its own function, never inlined, as are the other cold paths of the first
 /// `verify` and of the constructor: V8 compiles a function whole on its first call, so a branch that a good delivery
-/// never takes costs a cold start nothing only outside the function that runs (issue 31).
+/// never takes costs a cold start nothing only outside the function that runs.
 #[cold]
 #[inline(never)]
 fn rejected(error: JsValue) -> Promise {

@@ -246,7 +246,7 @@ test("namespaces_are_one_object_each_and_with_response_gives_plain_headers", asy
   });
   const e = await rejectsWith(assert, html.agents.list(), sdk.APIError, "non_json_body");
   assert.equal(e.requestId, "req_html");
-  // An empty 2xx body is not the route's object (issue 24 item 5; it resolved `null` before): `unexpected_shape`.
+  // An empty 2xx body is not the route's object (it does not resolve `null`): `unexpected_shape`.
   const empty = new sdk.DocAuto({
     apiKey: KEY,
     baseUrl: "https://api.example.com",

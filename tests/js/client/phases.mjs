@@ -1,6 +1,7 @@
 // Where a call's wall time goes, next to a raw `fetch` of the same request, in one Node process against one local
-// server (a diagnostic for issue 25's targets; `bench.mjs` gives the ratios BENCHMARKS.md shows). Each side's `fetch`
-// is wrapped to note when it is called and when its response (the headers) arrives, which splits a call into:
+// server (a diagnostic for the client's targets in PERFORMANCE.md; `bench.mjs` gives the ratios BENCHMARKS.md
+// shows). Each side's `fetch` is wrapped to note when it is called and when its response (the headers) arrives,
+// which splits a call into:
 //   - call -> fetch: the client's own work before the request leaves (for docauto: the wasm call that builds the
 //     request, then `promise.js` up to `fetch`);
 //   - fetch -> headers: the runtime's `fetch` and the server;

@@ -386,7 +386,7 @@ test("a_param_of_the_wrong_type_is_refused_at_its_path_and_nothing_is_sent", asy
   assert.equal(server.requests.length, 0);
 });
 
-// 6. Hostile values the app hands the client (issue 24): a getter, a `toJSON` or a `Proxy` trap that throws, a revoked
+// 6. Hostile values the app hands the client: a getter, a `toJSON` or a `Proxy` trap that throws, a revoked
 // `Proxy`, a `BigInt`, a cycle. Touching them must never unwind an exception through wasm (that skips destructors
 // and borrow guards; after a few thousand such calls the instance fails every call): each method returns a promise
 // that rejects with `invalid_request`, and nothing is sent.
@@ -462,7 +462,7 @@ test("twenty_thousand_hostile_calls_leave_the_instance_working", async () => {
   assert.equal(server.requests.length, 1);
 });
 
-// 6b. A Retry-After the client cannot read (issue 24): neither a number of seconds nor an HTTP date ends the call with
+// 6b. A Retry-After the client cannot read: neither a number of seconds nor an HTTP date ends the call with
 // the error instead of a resend on the client's own backoff; 400 digits of seconds are longer than any cap.
 
 test("a_retry_after_that_cannot_be_read_ends_the_call_with_the_error_and_is_not_resent", async () => {
@@ -481,7 +481,7 @@ test("a_retry_after_that_cannot_be_read_ends_the_call_with_the_error_and_is_not_
   }
 });
 
-// 6c. Answers of the wrong shape (issue 24): a 2xx that is not the route's JSON object rejects with its own code and
+// 6c. Answers of the wrong shape: a 2xx that is not the route's JSON object rejects with its own code and
 // is not resent; a page's extra member is never written again; an error envelope keeps its code whenever JSON.parse
 // reads it.
 

@@ -10,12 +10,12 @@
 // a failure.
 import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { chromium } from "playwright-core";
 import { startDemo } from "../../../www/dev.mjs";
 import { launchWebKit } from "../webkit.mjs";
 import { ROOT, speechWav } from "../realtime/harness.mjs";
 import { Checks, assert } from "../suite.mjs";
 import { report } from "../common.mjs";
+import { launchChromium } from "../chromium.mjs";
 
 const WEBKIT = process.argv.includes("--browser") && process.argv[process.argv.indexOf("--browser") + 1] === "webkit";
 const ENGINE = WEBKIT ? "webkit" : "chromium";
@@ -24,8 +24,10 @@ const LIMIT_MS = 170_000;
 
 const t = new Checks(console.log);
 let failShot = null; // set once the page exists: a screenshot of the page when a check fails
+let current = "the first load"; // the check running, to file what the browser reports under it
 const run = t.run.bind(t);
 t.run = (name, fn) => run(name, async () => {
+  current = name;
   try {
     await fn();
   } catch (e) {
@@ -83,16 +85,7 @@ async function main() {
   wav = WEBKIT ? null : speechWav();
   demo = await startDemo({ port: 0, timeScale: 0.3 });
   console.log(`     demo ${demo.url}, emulator ${demo.baseUrl}`);
-  browser = WEBKIT ? await launchWebKit({ record: true, autoplay: "default" }) : await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    timeout: 60_000,
-    args: [
-      "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-      "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-      `--use-file-for-fake-audio-capture=${wav}`, "--autoplay-policy=no-user-gesture-required",
-    ],
-  });
+  browser = WEBKIT ? await launchWebKit({ record: true, autoplay: "default" }) : await launchChromium({ microphone: wav });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const requests = [];
   const statuses = [];
@@ -100,8 +93,17 @@ async function main() {
   context.on("response", (res) => statuses.push({ url: res.url(), status: res.status() }));
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  page.on("pageerror", (e) => console.log(`     [page error] ${e.message}`));
-  page.on("console", (m) => m.type() === "error" && console.log(`     [page] ${m.text()}`));
+  // Every error the browser reports in any page of the context (an uncaught exception or unhandled rejection, a
+  // console error of the page or of the engine, such as a resource that failed to load) fails the last check, filed
+  // under the check it happened in. WebDriver classic (WebKit here) reports neither, so only Chromium checks this.
+  const errors = [];
+  if (!WEBKIT) {
+    context.on("weberror", (e) => errors.push({ check: current, text: `page error: ${e.error()?.message ?? e.error()}` }));
+    context.on("console", (m) => {
+      if (!["error", "assert"].includes(m.type())) return;
+      errors.push({ check: current, text: `console ${m.type()}: ${m.text()}`, url: m.location()?.url ?? "" });
+    });
+  }
   await page.goto(`${demo.url}/`);
   await page.waitForSelector("body[data-ready='true']");
   const shot = (name, p = page) => p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -338,6 +340,15 @@ async function main() {
     assert(withAuth.length === 0, withAuth.map((r) => r.url).join(", "));
     const off = requests.filter((r) => /^(https?|wss?):/.test(r.url) && new URL(r.url).hostname !== "127.0.0.1");
     assert(off.length === 0, `requests left 127.0.0.1: ${off.map((r) => r.url).join(", ")}`);
+  });
+
+  if (!WEBKIT) await t.run("no error reported by the browser in any page (page errors, console errors)", async () => {
+    // The one expected: the errors check makes the backend answer 429 (rate limited) and 402 (credits exhausted) on
+    // purpose, and Chromium logs each such answer to a fetch as a console error of its own.
+    const provoked = /^console error: Failed to load resource: the server responded with a status of (429|402) /;
+    const expected = (e) => e.check.startsWith("errors:") && provoked.test(e.text) && e.url.startsWith(`${demo.url}/api/`);
+    const unexpected = errors.filter((e) => !expected(e));
+    assert(unexpected.length === 0, unexpected.map((e) => `${e.text} [during ${e.check}]`).join(" | ").slice(0, 800));
   });
 }
 

@@ -1,5 +1,6 @@
 // The static playground's size and its time to the first panel in Chromium, beside the served demo in the same run
-// (`cargo xtask bench` writes the table into BENCHMARKS.md). The folder is what `cargo xtask playground` writes
+// (`cargo xtask bench` writes the table into BENCHMARKS.md). Prints a `BENCH {...}` line, then the report between
+// `<!-- table -->` and `<!-- /table -->`. The folder is what `cargo xtask playground` writes
 // (www/playground/build.mjs from pkg/); it is served by a plain static server under /docauto/. The time is from the
 // navigation's start to the page's `data-ready` (main.js sets it once every panel is built), read in the page by a
 // MutationObserver installed before any script of the page runs.
@@ -91,9 +92,9 @@ try {
   }
   const [f, r, s] = [median(first), median(reload), median(served)];
   const version = browser.version();
-  console.log(JSON.stringify({ bench: "playground", files: built.files, first, reload, served }));
+  console.log(`BENCH ${JSON.stringify({ bench: "playground", files: built.files, first, reload, served })}`);
   console.log("<!-- table -->");
-  console.log(`Measured by \`cargo xtask bench\` (\`node tests/js/playground/bench.mjs\`, Chromium ${version}, this machine): the folder \`cargo xtask playground\` writes (${built.files} files), served by a plain static server on 127.0.0.1 under \`/docauto/\`, beside the served demo (\`cargo xtask demo\`: the Node backend and the native emulator on loopback) in the same run.
+  console.log(`\`node tests/js/playground/bench.mjs\`: Chromium ${version}; the folder \`cargo xtask playground\` writes (${built.files} files), served by a plain static server on 127.0.0.1 under \`/docauto/\`, beside the served demo (\`cargo xtask demo\`: the Node backend and the native emulator on loopback) in the same run.
 
 | the folder | raw | gzip -9 (per file) |
 | --- | --- | --- |
@@ -107,6 +108,7 @@ try {
 | playground, first visit (fresh profile: the Service Worker installed, four modules fetched and compiled, emulator and backend started) | ${f.toFixed(0)} | ${(f / s).toFixed(2)} |
 | playground, reload (the worker active, the state restored from storage) | ${r.toFixed(0)} | ${(r / s).toFixed(2)} |
 | served demo, first visit (fresh profile; backend and emulator already running) | ${s.toFixed(0)} | 1.00 |`);
+  console.log("<!-- /table -->");
 } finally {
   await browser?.close().catch(() => {});
   await demo?.stop().catch(() => {});

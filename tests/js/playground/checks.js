@@ -200,6 +200,42 @@ const CHECKS = {
     });
   },
 
+  /**
+   * The playground's in-page `EventSource` (event-source.js) against this browser's own, on the same bytes: a stream
+   * of the test's server cut at awkward places (a BOM; CR, LF and CRLF line ends split across chunks; comments, ids,
+   * `retry`, event names, a field with no colon, a last event without its blank line), which ends, is reconnected
+   * with `Last-Event-ID` and answers that. Runs in a page of that server (it serves the module and the stream).
+   */
+  async eventSource(t) {
+    await t.step("event-source.js reads an event stream as this browser's EventSource does (events, ids, reconnection)", async (ok) => {
+      const { pageEventSource } = await import(new URL("event-source.js", location.href).href);
+      const PageEventSource = pageEventSource((url, init) => fetch(url, init), new URL("./", location.href));
+      const read = (Source, key) => new Promise((resolve) => {
+        const seen = [];
+        const source = new Source(`stream?key=${key}`);
+        let onmessage = 0;
+        source.onmessage = () => onmessage++;
+        const end = () => {
+          source.close();
+          seen.push(`onmessage ${onmessage}, readyState ${source.readyState}`);
+          resolve(seen);
+        };
+        const timer = setTimeout(end, 8_000);
+        for (const type of ["open", "error", "message", "delivery", "foo", "bar"]) {
+          source.addEventListener(type, (e) => {
+            seen.push(`${e.type} ${JSON.stringify(e.data ?? null)} id=${e.lastEventId ?? ""} readyState=${source.readyState}`);
+            if (e.type === "bar") {
+              clearTimeout(timer);
+              end();
+            }
+          });
+        }
+      });
+      const [native, page] = await Promise.all([read(EventSource, "native"), read(PageEventSource, "page")]);
+      ok(JSON.stringify(native) === JSON.stringify(page) && native.length === 10, `${native.join("; ")} / ${page.join("; ")}`);
+    });
+  },
+
   /** Every request the page made stayed on its origin (resource timing covers fetch, EventSource, modules, wasm). */
   async offline(t) {
     const off = performance.getEntriesByType("resource").map((e) => e.name).filter((u) => /^(https?|wss?):/.test(u) && new URL(u).origin !== location.origin);

@@ -15,7 +15,6 @@ import { createServer } from "node:http";
 import { readFileSync, readdirSync, existsSync, rmSync } from "node:fs";
 import { join, normalize, dirname } from "node:path";
 import { once } from "node:events";
-import { chromium } from "playwright-core";
 import { sdkLocation, startEmulator, createSession, speechWav, runner } from "./harness.mjs";
 
 const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
@@ -24,6 +23,7 @@ const CAPTURE_MS = 8_000;
 const PAGE = (sdk) => `<!doctype html><meta charset="utf-8"><title>realtime bench</title>
 <script type="module">
 import { RealtimeTranscriber } from "/sdk/${sdk.entry}";
+import { launchChromium } from "../chromium.mjs";
 const mint = async () => (await fetch("/session", { method: "POST" })).json();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** A socket that opens at once and drops what it is sent: the capture path without the network. */
@@ -135,15 +135,7 @@ async function main() {
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-      "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-      `--use-file-for-fake-audio-capture=${wav}`, "--autoplay-policy=no-user-gesture-required",
-    ],
-  });
+  const browser = await launchChromium({ microphone: wav });
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${server.address().port}/`);
   await page.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });

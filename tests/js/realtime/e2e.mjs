@@ -8,6 +8,13 @@
 // never sees the key), and relays the realtime socket to the emulator so the test can cut it (a real network drop:
 // the browser sees close code 1006). Every request the page makes is recorded, by the server and by playwright.
 //
+// A transcriber's lifetime: freed, disposed by a `using` block, and left unreferenced through a garbage collection,
+// each mid-session with text flowing. Chromium runs with `--js-flags=--expose-gc` (the page calls `gc()`); Firefox
+// and WebKit expose no collector to a page or to WebDriver, so there the page allocates until a witness object, made
+// with the transcriber and as unreachable, has been finalized: a collection that would have taken the transcriber
+// too. WebKitGTK 2.50 has no `using` declarations and no `Symbol.dispose` (the class then has no dispose method):
+// that is checked as such there.
+//
 // Run: `node tests/js/realtime/e2e.mjs [--browser firefox]` (needs pkg/ from `cargo xtask build`, or DOCAUTO_GLUE_DIR; the emulator from
 // `cargo build -p docauto-emulator`, or DOCAUTO_EMULATOR). Prints `N passed, N failed`.
 import { createServer } from "node:http";
@@ -15,11 +22,11 @@ import { readFileSync, existsSync, rmSync } from "node:fs";
 import { join, normalize, dirname } from "node:path";
 import { once } from "node:events";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
 import { launchFirefox } from "../firefox.mjs";
 import { launchWebKit } from "../webkit.mjs";
 import { WebSocketServer, WebSocket } from "ws";
 import { sdkLocation, startEmulator, createSession, speechWav, runner } from "./harness.mjs";
+import { launchChromium } from "../chromium.mjs";
 
 const BROWSER = process.argv.includes("--browser") ? process.argv[process.argv.indexOf("--browser") + 1] : "chromium";
 const FIREFOX = BROWSER === "firefox";
@@ -149,6 +156,163 @@ window.rt = {
     return { track, theirs, finals, usage: t.usage, state: t.state, url: session.url };
   },
 };
+// Errors the page reports: an exception thrown by an event handler (a socket's, the worklet port's), a rejection
+// nobody handled.
+window.pageErrors = [];
+addEventListener("error", (e) => window.pageErrors.push(String(e.message || e.error)));
+addEventListener("unhandledrejection", (e) => window.pageErrors.push(String(e.reason?.message ?? e.reason)));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const AsyncFunction = (async () => {}).constructor;
+let usingDeclarations = true;
+try { new AsyncFunction("{ using x = null; }"); } catch { usingDeclarations = false; }
+/**
+ * A listener counting events of kind \`k\` in \`seen\`. Made out here, in a scope without the transcriber: Firefox
+ * under WebDriver BiDi keeps every variable of a closure's scope (probed: a listener made next to \`t\` held \`t\`).
+ */
+const counter = (seen, k) => () => { seen[k]++; seen.all++; };
+// Transcribers start one at a time (the stream and the AudioContext of each are the ones made during its start());
+// their waits for text overlap.
+let starting = Promise.resolve();
+async function inTurn(f) {
+  let done;
+  const before = starting;
+  starting = new Promise((r) => (done = r));
+  await before;
+  try {
+    return await f();
+  } finally {
+    done();
+  }
+}
+/** A transcriber on the microphone with a fresh ticket, its events counted in \`seen\`; resolved once text came. */
+async function transcribing(seen) {
+  const t = await inTurn(async () => {
+    const session = await mint();
+    seen.ticket = new URL(session.url).searchParams.get("ticket");
+    const t = new RealtimeTranscriber({ url: session.url });
+    for (const k of ["partial", "final", "error", "close"]) t.addEventListener(k, counter(seen, k));
+    const [stream, context] = [streams.length, contexts.length];
+    await t.start();
+    seen.stream = streams[stream];
+    seen.context = contexts[context];
+    return t;
+  });
+  for (const end = performance.now() + 40000; seen.partial + seen.final === 0 && performance.now() < end;) await sleep(50);
+  if (seen.partial + seen.final === 0) throw new Error("no text in 40 s");
+  return t;
+}
+const counts = () => ({ partial: 0, final: 0, error: 0, close: 0, all: 0 });
+/** What is left of a session \`ms\` after its transcriber went away at event count \`at\`. */
+async function aftermath(seen, at, tracksAtOnce, errorsBefore, ms = 500) {
+  await sleep(ms);
+  return {
+    tracksAtOnce,
+    context: seen.context.state,
+    eventsAfter: seen.all - at,
+    errors: window.pageErrors.slice(errorsBefore),
+    ticket: seen.ticket,
+  };
+}
+const trackStates = (stream) => stream.getTracks().map((tr) => tr.readyState);
+window.life = {
+  usingDeclarations,
+  dispose: typeof Symbol.dispose,
+  /** The three sessions start together (each waits for its own text): \`{ value }\` or \`{ error }\` each. */
+  startAll() {
+    const settled = (p) => p.then((value) => ({ value }), (e) => ({ error: String(e?.stack ?? e) }));
+    this.started = {
+      freed: settled(this.freed()),
+      using: usingDeclarations ? settled(this.usingBlock()) : null,
+      unreferenced: settled(this.unreferenced()),
+    };
+    return true;
+  },
+  async freed() {
+    const seen = counts();
+    const errors = window.pageErrors.length;
+    const t = await transcribing(seen);
+    const at = seen.all;
+    t.free();
+    return aftermath(seen, at, trackStates(seen.stream), errors);
+  },
+  async freedWithAGivenStream() {
+    const mine = new Ctx({ sampleRate: 48000 });
+    const osc = mine.createOscillator();
+    const dest = mine.createMediaStreamDestination();
+    osc.connect(dest);
+    osc.start();
+    const session = await mint();
+    const t = new RealtimeTranscriber({ url: session.url });
+    const theirs = await inTurn(async () => {
+      const before = contexts.length;
+      await t.start({ stream: dest.stream });
+      return contexts[before];
+    });
+    t.free();
+    await sleep(300);
+    const out = { track: dest.stream.getAudioTracks()[0].readyState, theirs: theirs.state, ticket: new URL(session.url).searchParams.get("ticket") };
+    osc.stop();
+    await mine.close();
+    return out;
+  },
+  async usingBlock() {
+    const seen = counts();
+    const errors = window.pageErrors.length;
+    // The block ends (and disposes of the transcriber) as soon as its text came.
+    await new AsyncFunction("transcribing", "seen", "{ using t = await transcribing(seen); }")(transcribing, seen);
+    const at = seen.all;
+    return aftermath(seen, at, trackStates(seen.stream), errors);
+  },
+  async unreferenced() {
+    const seen = counts();
+    this.seen = seen;
+    this.errors = window.pageErrors.length;
+    this.collected = {};
+    const registry = new FinalizationRegistry((name) => { this.collected[name] = true; });
+    this.registry = registry;
+    // Two witnesses made with the transcriber: one as unreachable as it once this returns, one kept until it closed.
+    this.ref = await (async () => {
+      const witness = {};
+      registry.register(witness, "witness");
+      this.kept = {};
+      registry.register(this.kept, "kept");
+      const t = await transcribing(seen);
+      return new WeakRef(t);
+    })();
+    return true;
+  },
+  /** A full collection: gc() where the engine exposes it, else allocation until the witness \`name\` was finalized. */
+  async collect(name) {
+    // Garbage that lives a few rounds: it outlives the young generation's collections, so the old generation grows
+    // and the engine collects it too (garbage that dies young is only ever taken by the cheap young collections).
+    const aging = [];
+    for (const end = performance.now() + 30000; !this.collected[name] && performance.now() < end;) {
+      if (typeof gc === "function") gc();
+      else {
+        aging.push(Array.from({ length: 8 }, (_, i) => new Array(250000).fill(i)));
+        if (aging.length > 4) aging.shift();
+      }
+      await sleep(20);
+    }
+    await sleep(100); // the transcriber's own finalizer, had it been collected, ran in a task of its own
+    return this.collected[name] === true;
+  },
+  /** A listener that refers to its transcriber, as pages have: a cycle through the listeners. */
+  referToIt() {
+    const t = this.ref.deref();
+    t.addEventListener("close", () => { this.seen.closedState = t.state; });
+    return true;
+  },
+  state() {
+    const t = this.ref.deref();
+    return { alive: t !== undefined, state: t?.state, seen: { ...this.seen, stream: undefined, context: undefined }, errors: window.pageErrors.slice(this.errors) };
+  },
+  async stop() {
+    await this.ref.deref().stop();
+    this.kept = null;
+    return { tracks: trackStates(this.seen.stream), context: this.seen.context.state, closedState: this.seen.closedState };
+  },
+};
 // start() under the browser's autoplay policy, with a ticket minted beforehand: from a click on #start (a user
 // gesture: the test clicks it), or called by script (no gesture) on the microphone or on a given stream (an
 // oscillator's, whose own context cannot run without a gesture either). \`window.attempts\` collects the outcomes.
@@ -220,6 +384,7 @@ async function main() {
   const recorded = [];
   const relays = new Set();
   const framesByTicket = new Map(); // binary frames the page sent, per ticket
+  const closesByTicket = new Map(); // the close code of the page's socket, per ticket
   const server = createServer(async (req, res) => {
     recorded.push({ method: req.method, url: req.url, headers: { ...req.headers } });
     const path = new URL(req.url, "http://x").pathname;
@@ -262,7 +427,7 @@ async function main() {
       });
       upstream.on("message", (d, b) => client.readyState === 1 && client.send(d, { binary: b }));
       upstream.on("close", (code, reason) => { relays.delete(relay); if (client.readyState === 1) client.close(code, reason); });
-      client.on("close", () => { relays.delete(relay); upstream.close(); });
+      client.on("close", (code) => { closesByTicket.set(ticket, code); relays.delete(relay); upstream.close(); });
       upstream.on("error", () => client.terminate());
       client.on("error", () => upstream.terminate());
     });
@@ -271,15 +436,7 @@ async function main() {
   await once(server, "listening");
   const base = `http://127.0.0.1:${server.address().port}`;
 
-  const browser = FIREFOX ? await launchFirefox({ audio: true }) : WEBKIT ? await launchWebKit({ record: true }) : await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-      "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-      `--use-file-for-fake-audio-capture=${wav}`, "--autoplay-policy=no-user-gesture-required",
-    ],
-  });
+  const browser = FIREFOX ? await launchFirefox({ audio: true }) : WEBKIT ? await launchWebKit({ record: true }) : await launchChromium({ microphone: wav, args: ["--js-flags=--expose-gc"] });
   const pageRequests = [];
   const page = await browser.newPage();
   page.on("request", (req) => pageRequests.push({ url: req.url(), headers: req.headers() }));
@@ -540,6 +697,68 @@ async function main() {
     // 5 %: the two contexts' clocks drift apart under load (up to 3.1 % seen here); mistaking 48 kHz for 44.1 kHz
     // would be 8.8 %. Exact rates are pinned by the sendAudio test and the resampler's native tests.
     assert.ok(Math.abs(hz - 440) < 440 * 0.05, `the tone came through at ${hz.toFixed(1)} Hz, not 440 Hz`);
+  });
+
+  // A transcriber that goes away mid-session, text flowing: its microphone released at once, the AudioContext closed,
+  // the socket closed with 1000, and nothing after (no event, no error: a handler whose Rust side was freed throws
+  // "closure invoked ... after being dropped").
+  const released = async (out, how) => {
+    const { ticket, errors, ...seen } = out;
+    console.log(`     ${how}: ${JSON.stringify(seen)}, ${errors.length} page errors, socket closed with ${closesByTicket.get(ticket)}`);
+    assert.ok(out.tracksAtOnce.length >= 1 && out.tracksAtOnce.every((s) => s === "ended"), `microphone tracks ${JSON.stringify(out.tracksAtOnce)} right after ${how}`);
+    assert.equal(out.context, "closed", "the AudioContext");
+    assert.equal(closesByTicket.get(out.ticket), 1000, "the socket's close code (undefined: still open)");
+    assert.equal(out.eventsAfter, 0, `events after ${how}`);
+    assert.equal(errors.length, 0, `${errors.length} page errors, the first: ${errors[0]}`);
+  };
+  // The three sessions run side by side (a freed one, one in a using block, an unreferenced one).
+  const outcome = async (name) => {
+    const { value, error } = await page.evaluate((n) => window.life.started[n], name);
+    if (error) throw new Error(error);
+    return value;
+  };
+  await page.evaluate(() => window.life.startAll());
+  await r.test("free_mid_session_releases_the_microphone_closes_the_socket_and_raises_no_error", async () => {
+    await released(await outcome("freed"), "free()");
+    const given = await page.evaluate(() => window.life.freedWithAGivenStream());
+    assert.equal(given.track, "live", "free() stopped the caller's own track");
+    assert.equal(given.theirs, "closed", "the transcriber's own AudioContext");
+    assert.equal(closesByTicket.get(given.ticket), 1000);
+  });
+
+  const usingDeclarations = await page.evaluate(() => window.life.usingDeclarations);
+  if (usingDeclarations) {
+    await r.test("leaving_a_using_block_mid_session_releases_the_microphone_closes_the_socket_and_raises_no_error", async () => {
+      await released(await outcome("using"), "the end of the using block");
+    });
+  } else {
+    await r.test(`${BROWSER}_has_no_using_declarations_nor_Symbol_dispose_so_free_is_its_only_disposal`, async () => {
+      // If this engine gains them, this check fails: the using-block check above must then run here too.
+      assert.equal(await page.evaluate(() => window.life.dispose), "undefined");
+    });
+  }
+
+  await r.test("an_unreferenced_live_session_survives_a_garbage_collection_and_is_collected_once_closed", async () => {
+    await outcome("unreferenced");
+    const timed = async (f) => { const t0 = Date.now(); const v = await f(); return [v, Date.now() - t0]; };
+    const [first, firstMs] = await timed(() => page.evaluate(() => window.life.collect("witness")));
+    assert.ok(first, "no collection took the witness in 30 s");
+    const after = await page.evaluate(() => window.life.state());
+    assert.ok(after.alive, "the live transcriber was collected");
+    const texts = after.seen.partial + after.seen.final;
+    await until((n) => window.life.seen.partial + window.life.seen.final > n, texts, 20_000);
+    const now = await page.evaluate(() => window.life.state());
+    assert.equal(now.state, "open");
+    assert.equal(now.seen.error + now.seen.close, 0, "error or close events");
+    assert.equal(now.errors.length, 0, `${now.errors.length} page errors, the first: ${now.errors[0]}`);
+    // Closed, it is collected even when a listener of its own refers to it.
+    await page.evaluate(() => window.life.referToIt());
+    const stopped = await page.evaluate(() => window.life.stop());
+    assert.deepEqual(stopped, { tracks: stopped.tracks.map(() => "ended"), context: "closed", closedState: "closed" });
+    const [second, secondMs] = await timed(() => page.evaluate(() => window.life.collect("kept")));
+    assert.ok(second, "no collection took the second witness in 30 s");
+    console.log(`     collections forced in ${firstMs} and ${secondMs} ms (${FIREFOX || WEBKIT ? "allocation" : "gc()"})`);
+    assert.equal((await page.evaluate(() => window.life.state())).alive, false, "the closed transcriber is still held");
   });
 
   await r.test("the_page_requests_never_carry_an_authorization_header", async () => {

@@ -3,8 +3,10 @@
 /**
  * What the page's host sets before the panels start. `WebSocket`: the class the live transcription connects with
  * (the runtime's own when unset; the static playground sets its in-process emulator's `emulator.WebSocket`).
+ * `EventSource`: the class the event stream is read with (the runtime's own when unset; the static playground sets
+ * one that reads its in-page backend's stream directly).
  */
-export const host = { WebSocket: undefined };
+export const host = { WebSocket: undefined, EventSource: undefined };
 
 /** An error answered by the backend: `{ code, message, status, retryAfter, requestId }`. */
 export class DemoError extends Error {
@@ -101,7 +103,7 @@ let source = null;
 export function onDelivery(fn) {
   handlers.add(fn);
   if (!source) {
-    source = new EventSource("api/events");
+    source = new (host.EventSource ?? EventSource)("api/events");
     source.addEventListener("delivery", (e) => {
       const record = JSON.parse(e.data);
       for (const f of handlers) f(record);

@@ -11,8 +11,10 @@ export async function runChecks(entries, api) {
     NotFoundError,
     validateExtractionSchema,
     WebhookVerifier,
+    WebhookVerificationError,
     RealtimeTranscriber,
     TestSigner,
+    TestingWebhookVerificationError,
     createEmulator,
   } = entries;
   const lines = [];
@@ -79,6 +81,26 @@ export async function runChecks(entries, api) {
     const { body, signature } = await signer.sign({ type: "agent_run.waiting", processingId: "agr_1", data: {} });
     const event = await new WebhookVerifier({ jwks: signer.jwks }).verify(body, signature);
     assert(event.processingId === "agr_1", `event ${JSON.stringify(event)}`);
+  });
+  await check("docauto/webhooks and docauto/testing: an error either entry throws is instanceof the WebhookVerificationError both export", async () => {
+    const signer = await TestSigner.generate();
+    let fromVerifier;
+    try {
+      await new WebhookVerifier({ jwks: signer.jwks }).verify("{}", "not.a.token");
+    } catch (e) {
+      fromVerifier = e;
+    }
+    let fromSigner;
+    try {
+      await TestSigner.generate({ privateJwk: { kty: "oct" } });
+    } catch (e) {
+      fromSigner = e;
+    }
+    for (const [from, e] of [["docauto/webhooks", fromVerifier], ["docauto/testing", fromSigner]]) {
+      const shown = `${from} threw ${e?.name} [${e?.code}]`;
+      assert(e instanceof WebhookVerificationError, `${shown}: not instanceof docauto/webhooks' WebhookVerificationError`);
+      assert(e instanceof TestingWebhookVerificationError, `${shown}: not instanceof docauto/testing's WebhookVerificationError`);
+    }
   });
   await check("docauto/realtime: a transcriber takes a ticket URL and refuses an http one with a coded error", () => {
     const WebSocket = globalThis.WebSocket ?? class {};
