@@ -607,3 +607,75 @@ class KeyFetchObservation {
     end(this.span, attributes, what === FETCH_FAILED);
   }
 }
+
+// The transcriber.
+
+/** The kinds of a session's records, by number (`Record` of `src/realtime/session.rs`, `observe` of its pump). */
+const OPENED = 0;
+const RECONNECTING = 1;
+const PAUSED = 2;
+const RESUMED = 3;
+const CLOSED = 4;
+
+/** The observation of one live session (from `start()` or the first `sendAudio()` to its close), or undefined. */
+export function observeSession(held) {
+  try {
+    const t = listeners(held);
+    return t === undefined ? undefined : new SessionObservation(t);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A record of an observed session: `kind` (above), two numbers (opened: reconnected 0/1; reconnecting: the attempt and
+ * its delay in ms; closed: the close code and the audio sent in ms), the error's `code` and the close reason.
+ */
+export function sessionRecord(observation, kind, a, b, code, reason) {
+  try {
+    observation.record(kind, a, b, code, reason);
+  } catch {
+    // the SDK's loss, not the session's
+  }
+}
+
+class SessionObservation {
+  constructor(t) {
+    this.t = t;
+    this.span = startSpan(t.tracer, "docauto.realtime.session", INTERNAL, {}, active(t.contexts));
+    this.reconnects = 0;
+    this.opened = false;
+  }
+
+  record(kind, a, b, code, reason) {
+    if (kind === OPENED) {
+      const reconnected = a === 1;
+      if (reconnected) {
+        this.reconnects++;
+        add(this.t.meter?.reconnects, 1, {});
+      } else if (!this.opened) {
+        add(this.t.meter?.sessions, 1, {});
+      }
+      this.opened = true;
+      event(this.span, "docauto.realtime.open", { "docauto.realtime.reconnected": reconnected });
+    } else if (kind === RECONNECTING) {
+      event(this.span, "docauto.realtime.reconnecting", { "docauto.realtime.attempt": a, "docauto.realtime.delay_ms": b, "error.type": code });
+    } else if (kind === PAUSED) {
+      event(this.span, "docauto.realtime.paused", {});
+    } else if (kind === RESUMED) {
+      event(this.span, "docauto.realtime.resumed", {});
+    } else if (kind === CLOSED) {
+      const attributes = {
+        "docauto.realtime.close.code": a,
+        "docauto.realtime.close.reason": reason,
+        "docauto.realtime.reconnects": this.reconnects,
+        "docauto.realtime.audio.sent_s": b / 1000,
+        "docauto.realtime.opened": this.opened,
+      };
+      if (code) attributes["error.type"] = code;
+      add(this.t.meter?.audioSent, b / 1000, {});
+      end(this.span, attributes, code !== "");
+      this.span = undefined;
+    }
+  }
+}

@@ -100,6 +100,30 @@ pub mod delivery {
     pub const FETCH_FAILED: u8 = 31;
 }
 
+#[cfg(feature = "realtime")]
+#[wasm_bindgen(module = "/src/wasm/telemetry.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = observeSession)]
+    fn observe_session_js(held: &JsValue) -> JsValue;
+    /// A record of an observed session (`kind`: its place in `telemetry.js`'s list; two numbers, an error's code,
+    /// the close reason; it catches inside).
+    #[wasm_bindgen(js_name = sessionRecord)]
+    pub fn session_record(
+        observation: &JsValue,
+        kind: u8,
+        a: f64,
+        b: f64,
+        code: &str,
+        reason: &str,
+    );
+}
+
+/// The observation of one live session, or `None` when nobody listens.
+#[cfg(feature = "realtime")]
+pub fn observe_session(held: &JsValue) -> Option<JsValue> {
+    listening(held).then(|| observe_session_js(held))
+}
+
 /// The `tracerProvider` and `meterProvider` of a constructor's `options` (JS handles, kept by the instance, never
 /// handed to the core): `undefined` when neither is given.
 ///

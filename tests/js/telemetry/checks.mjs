@@ -97,7 +97,7 @@ export function registerSdk(contextManager) {
  * server's URL with a prefix of this runtime's own (`server.mjs`), `contextManager` the runtime's context manager
  * (none in workerd: parents then come from the package's own contexts), `log` a line printer.
  */
-export async function runChecks({ docauto, webhooks, testing, base, contextManager, log }) {
+export async function runChecks({ docauto, webhooks, realtime, testing, base, contextManager, log }) {
   const t = runner(log);
   const sdk = registerSdk(contextManager);
   const logLines = [];
@@ -299,6 +299,54 @@ export async function runChecks({ docauto, webhooks, testing, base, contextManag
     equal(verified.at(-1)?.attributes["docauto.webhook.dedupe"], "already_processed", "verify's dedupe decision");
   });
 
+  await t.test("a session that reconnects shows its reconnects, its pause and its close in its span", async () => {
+    ScriptedSocket.made = [];
+    const transcriber = new realtime.RealtimeTranscriber({
+      url: `wss://realtime.example.com/v1/realtime/socket?ticket=${SECRETS.ticket}`,
+      getUrl: () => `wss://realtime.example.com/v1/realtime/socket?ticket=${SECRETS.ticket}2`,
+      WebSocket: ScriptedSocket,
+      reconnectDelayMs: 20,
+      frameMs: 20,
+    });
+    const opens = [];
+    const reopened = new Promise((resolve) =>
+      transcriber.addEventListener("open", (e) => {
+        opens.push(e.detail.reconnected);
+        if (e.detail.reconnected) resolve();
+      }),
+    );
+    await transcriber.start({ microphone: false });
+    await reopened;
+    transcriber.sendAudio(new Int16Array(8000), 16000);
+    transcriber.pause();
+    transcriber.resume();
+    await transcriber.stop();
+    equal(opens.join(), "false,true", "opened, dropped, opened again");
+    equal(ScriptedSocket.made.length, 2, "two sockets");
+    const [session] = named("docauto.realtime.session");
+    assert(session, `a span named docauto.realtime.session (${shown(finished())})`);
+    const events = session.events.map((e) => e.name);
+    equal(
+      events.join(),
+      "docauto.realtime.open,docauto.realtime.reconnecting,docauto.realtime.open,docauto.realtime.paused,docauto.realtime.resumed",
+      "the session's events in order",
+    );
+    const reconnecting = session.events[1].attributes;
+    equal(reconnecting["docauto.realtime.attempt"], 1, "the attempt");
+    equal(reconnecting[ATTR_ERROR_TYPE], "socket_closed", "why it dropped");
+    equal(session.events[2].attributes["docauto.realtime.reconnected"], true, "the second open is a reconnect");
+    equal(session.attributes["docauto.realtime.reconnects"], 1, "reconnects");
+    equal(session.attributes["docauto.realtime.close.code"], 1000, "close code");
+    equal(session.attributes["docauto.realtime.close.reason"], "done", "close reason");
+    equal(session.attributes["docauto.realtime.audio.sent_s"], 0.5, "audio sent");
+    equal(session.status.code, SpanStatusCode.UNSET, "a normal close is no error");
+    const points = await sdk.points();
+    const sum = (name) => points.filter((p) => p.name === name).reduce((n, p) => n + p.value, 0);
+    equal(sum("docauto.realtime.sessions"), 1, "sessions opened");
+    equal(sum("docauto.realtime.reconnects"), 1, "reconnects");
+    equal(sum("docauto.realtime.audio.sent"), 0.5, "audio seconds sent");
+  });
+
   await t.test("no span, event, attribute, metric point or log line holds the key, a ticket, a token, a query or a body", async () => {
     const everything = JSON.stringify({
       spans: finished().map((s) => ({
@@ -319,6 +367,42 @@ export async function runChecks({ docauto, webhooks, testing, base, contextManag
 
   await sdk.shutdown();
   return { passed: t.passed, failed: t.failed };
+}
+
+/**
+ * A WebSocket scripted as the service: it opens and sends the service's `open`; the first socket is dropped with
+ * 1011 soon after (the client reconnects through `getUrl`); a `stop` message is answered with a close 1000 "done".
+ */
+class ScriptedSocket {
+  static made = [];
+
+  constructor(url) {
+    this.url = url;
+    this.binaryType = "blob";
+    this.readyState = 0;
+    ScriptedSocket.made.push(this);
+    const n = ScriptedSocket.made.length;
+    setTimeout(() => {
+      this.readyState = 1;
+      this.onopen?.({});
+      this.onmessage?.({ data: JSON.stringify({ type: "open", sessionId: `rts_${n}`, sampleRate: 16000 }) });
+      if (n === 1) setTimeout(() => this.closed(1011, "restart"), 20);
+    }, 5);
+  }
+
+  send(data) {
+    if (typeof data === "string" && JSON.parse(data).type === "stop") setTimeout(() => this.closed(1000, "done"), 5);
+  }
+
+  close() {
+    this.readyState = 3;
+  }
+
+  closed(code, reason) {
+    if (this.readyState === 3) return;
+    this.readyState = 3;
+    this.onclose?.({ code, reason });
+  }
 }
 
 /** A fenced dedupe store in memory, shared by two verifiers (two instances of a service). */

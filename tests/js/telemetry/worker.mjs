@@ -3,6 +3,7 @@
 // own contexts.
 import * as docauto from "docauto";
 import * as webhooks from "docauto/webhooks";
+import * as realtime from "docauto/realtime";
 import * as testing from "docauto/testing";
 import { runChecks } from "./checks.mjs";
 
@@ -10,7 +11,7 @@ export default {
   async fetch(request) {
     const base = new URL(request.url).searchParams.get("base");
     const lines = [];
-    const result = await runChecks({ docauto, webhooks, testing, base, contextManager: undefined, log: (l) => lines.push(l) });
+    const result = await runChecks({ docauto, webhooks, realtime, testing, base, contextManager: undefined, log: (l) => lines.push(l) });
     return Response.json({ lines, ...result });
   },
 };
