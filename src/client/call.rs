@@ -21,6 +21,7 @@ use super::request::{
     MAX_ERROR_BODY_BYTES,
 };
 use super::retry::{self, header, RetryDecision};
+use super::telemetry::{Attempt, Failure, Pause, PauseReason, Resend};
 use super::url;
 use super::validate;
 use super::{ClientConfig, LogLevel};
@@ -214,6 +215,20 @@ pub struct Call {
     redirects: u32,
     state: State,
     logs: Vec<LogRecord>,
+    /// Why the next request is sent again (what happened to the last one).
+    resend: Option<Resend>,
+    /// Requests sent so far, retries and followed redirects included.
+    requests: u32,
+    /// The request in flight: its attempt number, the requests before it and why it was sent again.
+    sent: (u32, u32, Option<Resend>),
+    /// The pause decided on the last outcome, before the next attempt.
+    retry: Option<Pause>,
+    /// Whether the host observes this call: only then is an [`Attempt`] kept.
+    observe: bool,
+    /// Which call of its flow this is, from 1 (its records say so).
+    index: u32,
+    /// The record of the last request answered or failed, until the host takes it.
+    attempt: Option<Attempt>,
 }
 
 impl Call {
@@ -281,7 +296,32 @@ impl Call {
             redirects: 0,
             state: State::ReadyToSend,
             logs: Vec::new(),
+            resend: None,
+            requests: 0,
+            sent: (0, 0, None),
+            retry: None,
+            observe: false,
+            index: 1,
+            attempt: None,
         })
+    }
+
+    /// From now on, keeps the [`Attempt`] record of each request's outcome (a request already in flight included),
+    /// for [`Call::take_attempt`]. An unobserved call keeps none.
+    pub fn observe(&mut self) {
+        self.observe_as(1);
+    }
+
+    /// [`Call::observe`] for the `index`-th call of a flow.
+    pub(crate) fn observe_as(&mut self, index: u32) {
+        self.observe = true;
+        self.index = index;
+    }
+
+    /// Takes the record of the last request answered or failed ([`Call::observe`]), once: take it after each report
+    /// (a later report replaces it).
+    pub fn take_attempt(&mut self) -> Option<Attempt> {
+        self.attempt.take()
     }
 
     /// Whether any 2xx answer whose body is JSON ends this call as a success with nothing more for the core to
@@ -344,6 +384,8 @@ impl Call {
             req.url = url.clone();
         }
         self.last_url.clone_from(&req.url);
+        self.sent = (self.attempts, self.requests, self.resend.take());
+        self.requests = self.requests.saturating_add(1);
         let (attempt, of) = (self.attempts, self.max_retries.saturating_add(1));
         self.log(LogLevel::Debug, |label| {
             format!("{} attempt {}/{}", label, attempt, of)
@@ -394,10 +436,23 @@ impl Call {
 
     /// An answer, with its body text or `None` when an error body was not read.
     fn answer(&mut self, status: u16, headers: &[(String, String)], read: Option<&str>, env: Env) {
-        let body = read.unwrap_or("");
         if !matches!(self.state, State::Awaiting) {
             return;
         }
+        self.answered(status, headers, read, env);
+        if self.observe {
+            self.record(Some(status), None);
+        }
+    }
+
+    fn answered(
+        &mut self,
+        status: u16,
+        headers: &[(String, String)],
+        read: Option<&str>,
+        env: Env,
+    ) {
+        let body = read.unwrap_or("");
         let headers: Vec<(String, String)> = headers
             .iter()
             .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
@@ -457,6 +512,7 @@ impl Call {
                 // that someone else decided.
                 self.lost_answer = Some(err.kind);
             }
+            self.resend = Some(Resend::Status(status));
             self.fail(err, env);
             return;
         }
@@ -563,6 +619,7 @@ impl Call {
             )
         });
         self.redirect_url = Some(target);
+        self.resend = Some(Resend::Redirect);
         // A hop of the same attempt, not a retry.
         self.attempts = self.attempts.saturating_sub(1);
         self.state = State::ReadyToSend;
@@ -573,6 +630,25 @@ impl Call {
         if !matches!(self.state, State::Awaiting) {
             return;
         }
+        let failure = match error {
+            TransportError::Timeout => Failure::Timeout,
+            TransportError::Aborted => Failure::Aborted,
+            TransportError::TooLarge => Failure::TooLarge,
+            TransportError::Connection(_) | TransportError::NotSent(_) => Failure::Connection,
+        };
+        self.failed(error, env);
+        if self.observe {
+            self.record(None, Some(failure));
+        }
+    }
+
+    fn failed(&mut self, error: TransportError, env: Env) {
+        self.resend = match error {
+            TransportError::Timeout => Some(Resend::Timeout),
+            TransportError::Connection(_) => Some(Resend::AnswerLost),
+            TransportError::NotSent(_) => Some(Resend::NotSent),
+            TransportError::Aborted | TransportError::TooLarge => None,
+        };
         let resend = self.spec.retry.resend_after_unknown_outcome();
         if let TransportError::Connection(_) | TransportError::Timeout = error {
             self.lost_answer = Some(if error == TransportError::Timeout {
@@ -663,6 +739,15 @@ impl Call {
             env.jitter,
         ) {
             RetryDecision::Retry { delay_ms } => {
+                let reason = if matches!(retry_after, retry::RetryAfter::Delay(_)) {
+                    PauseReason::RetryAfter
+                } else {
+                    PauseReason::Backoff
+                };
+                self.retry = Some(Pause {
+                    ms: delay_ms,
+                    reason,
+                });
                 self.log(LogLevel::Warn, |label| {
                     let status = err.status.map(|s| format!("{s} ")).unwrap_or_default();
                     format!(
@@ -722,6 +807,23 @@ impl Call {
             });
         }
         self.state = State::Finished(Some(Err(err)));
+    }
+
+    /// Keeps the record of the request just answered (`status`) or failed (`failure`), with the decision taken: the
+    /// pause before the next attempt, if the call sends again.
+    fn record(&mut self, status: Option<u16>, failure: Option<Failure>) {
+        let (number, resends, resend) = self.sent;
+        self.attempt = Some(Attempt {
+            call: self.index,
+            number,
+            resends,
+            resend,
+            method: self.spec.method,
+            idempotency_key: self.idempotency_key.is_some(),
+            status,
+            failure,
+            retry: self.retry.take(),
+        });
     }
 
     /// Records a line when the configured level shows it; `message` gets the call's label (`GET /v1/...`) and runs

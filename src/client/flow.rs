@@ -27,6 +27,7 @@ use super::output::{OutputPlanner, OutputStep};
 use super::pagination::Page;
 use super::polling::{PollPlanner, PollStep, PollTiming};
 use super::request::{HttpRequest, RequestSpec, Target};
+use super::telemetry::{Attempt, Pause, PauseReason};
 use super::{files, retry, runs, ClientConfig, LogLevel};
 
 /// What the host does with the body of a 2xx answer of a [`Step::Send`].
@@ -182,6 +183,13 @@ pub struct Flow {
     clocked: bool,
     aborted: bool,
     logs: Vec<LogRecord>,
+    /// Calls started so far (a wait's polls, an upload's steps).
+    calls: u32,
+    /// Whether the host observes this flow ([`Flow::observe`]).
+    observe: bool,
+    /// The record of the last request of a call that ended, and of the last pause between calls, until taken.
+    attempt: Option<Attempt>,
+    pause: Option<Pause>,
 }
 
 /// `unexpected_shape` for a 2xx answer whose body is not the JSON object the route answers.
@@ -237,12 +245,16 @@ impl Flow {
                 .then(|| Box::new((config.clone(), options.clone()))),
             clocked: matches!(stage, Stage::Poll { .. } | Stage::Register { .. }),
             stage,
-            call,
             parsed_status: None,
             parsed: false,
             started_at: None,
             aborted: false,
             logs: Vec::new(),
+            calls: u32::from(call.is_some()),
+            observe: false,
+            attempt: None,
+            pause: None,
+            call,
         }
     }
 
@@ -337,6 +349,36 @@ impl Flow {
         std::mem::take(&mut self.logs)
     }
 
+    /// From now on, keeps the record of each request's outcome ([`Flow::take_attempt`]) and of each pause between
+    /// calls ([`Flow::take_pause`]), a request already in flight included. An unobserved flow keeps none.
+    pub fn observe(&mut self) {
+        self.observe = true;
+        if let Some(call) = &mut self.call {
+            call.observe_as(self.calls);
+        }
+    }
+
+    /// Takes the record of the request the last report was about ([`Flow::observe`]), once. Take it after each
+    /// report and step: each leaves at most one, and a later one replaces it.
+    pub fn take_attempt(&mut self) -> Option<Attempt> {
+        self.attempt
+            .take()
+            .or_else(|| self.call.as_mut().and_then(Call::take_attempt))
+    }
+
+    /// Takes the record of the pause between two calls the last step decided ([`Flow::observe`]), once.
+    pub fn take_pause(&mut self) -> Option<Pause> {
+        self.pause.take()
+    }
+
+    /// A pause between two calls, kept when observed.
+    fn pause(&mut self, ms: u64, reason: PauseReason) -> Step {
+        if self.observe {
+            self.pause = Some(Pause { ms, reason });
+        }
+        Step::Sleep { ms }
+    }
+
     /// The caller aborted: the next [`Flow::next`] ends the flow with `aborted` (`APIUserAbortError`).
     pub fn abort(&mut self) {
         self.aborted = true;
@@ -405,6 +447,9 @@ impl Flow {
                     Action::Sleep { ms } => return Step::Sleep { ms },
                     Action::Done(result) => {
                         self.logs.append(&mut call.take_logs());
+                        if let Some(attempt) = call.take_attempt() {
+                            self.attempt = Some(attempt);
+                        }
                         self.call = None;
                         self.on_call_done(result, now_ms, started);
                     }
@@ -424,7 +469,7 @@ impl Flow {
                         *sent_at = now_ms;
                         self.start(spec, [0; 16]);
                     }
-                    PollStep::Sleep { ms } => return Step::Sleep { ms },
+                    PollStep::Sleep { ms } => return self.pause(ms, PauseReason::Poll),
                     // The data is the last answer's (the host holds it, parsed).
                     PollStep::Done(result) => {
                         let last = last.take();
@@ -445,7 +490,7 @@ impl Flow {
                 },
                 Stage::Output(planner) => match planner.next() {
                     OutputStep::Request(spec) => self.start(spec, [0; 16]),
-                    OutputStep::Sleep { ms } => return Step::Sleep { ms },
+                    OutputStep::Sleep { ms } => return self.pause(ms, PauseReason::OutputNotReady),
                     OutputStep::Done(Ok(location)) => {
                         self.stage = Stage::Download;
                         self.start(runs::download(&location), [0; 16]);
@@ -481,8 +526,9 @@ impl Flow {
     /// What the host does with a 2xx body of the current call.
     fn read_mode(&self) -> Read {
         match &self.stage {
+            // An observed call reports every answer: each attempt has its record.
             Stage::Single(Goal::Data) => match &self.call {
-                Some(call) if call.json_success_is_final() => Read::FinalJson,
+                Some(call) if call.json_success_is_final() && !self.observe => Read::FinalJson,
                 _ => Read::Json,
             },
             Stage::Poll { .. } => Read::Json,
@@ -515,7 +561,13 @@ impl Flow {
             }
         }
         match Call::new(&chain.0, spec, &chain.1, random_bytes) {
-            Ok(call) => self.call = Some(call),
+            Ok(mut call) => {
+                self.calls = self.calls.saturating_add(1);
+                if self.observe {
+                    call.observe_as(self.calls);
+                }
+                self.call = Some(call);
+            }
             Err(e) => self.stage = Stage::Over(Some(Err(e))),
         }
     }

@@ -44,6 +44,7 @@ pub mod realtime;
 pub mod request;
 pub mod retry;
 pub mod runs;
+pub mod telemetry;
 /// URL rules (origins, encoding, the https-or-loopback rule), shared with the webhook verifier.
 pub use crate::url;
 pub mod validate;

@@ -1,7 +1,7 @@
 //! `ClientOptions`: the options of `new DocAuto(options)` that are plain data, read from JSON against their table
 //! ([`CLIENT_OPTIONS`]: unknown names refused, the field at fault named) and checked by [`ClientOptions::validate`], which applies the environment
-//! fallbacks and the browser guard and builds the [`ClientConfig`]. The JS handles (`fetch`, `logger`) are taken
-//! out by the wasm layer before decoding ([`HANDLES`]).
+//! fallbacks and the browser guard and builds the [`ClientConfig`]. The JS handles (`fetch`, `logger`,
+//! `tracerProvider`, `meterProvider`) are taken out by the wasm layer before decoding ([`HANDLES`]).
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -11,7 +11,7 @@ use super::{ApiError, CallOptions, ClientConfig, HostFacts, LogLevel};
 use crate::options::{whole_number, MAX_SAFE_INTEGER};
 
 /// Options that are JS handles, not data: the host extracts them and checks their shape.
-pub const HANDLES: [&str; 2] = ["fetch", "logger"];
+pub const HANDLES: [&str; 4] = ["fetch", "logger", "tracerProvider", "meterProvider"];
 
 /// Largest `maxRetries` (client-wide and per call).
 pub const MAX_RETRIES_LIMIT: f64 = 100.0;

@@ -41,6 +41,10 @@
 //! - [`Session::dispose`] (the transcriber freed: `free()`, `[Symbol.dispose]()`, the end of a `using` block) ends
 //!   the session at once without waiting on the service: timers cleared, socket closed with 1000, capture released,
 //!   a pending `start()` rejected with `disposed`, pending `stop()`s resolved, and no event dispatched from then on.
+//!
+//! An observed session ([`Session::observe`]) also queues [`Effect::Record`]s for the host's tracing: each `open`,
+//! each drop that is retried, each `pause()` and `resume()`, and the close with the audio sent. Unlike events,
+//! records are queued after `dispose` too (the host's span still ends); an unobserved session queues none.
 
 use std::collections::VecDeque;
 
@@ -242,6 +246,42 @@ pub enum Effect {
     Retain,
     /// The session is over: let the transcriber go (nothing the session still runs needs it).
     Release,
+    /// What an observed session did, for the host's tracing ([`Session::observe`]).
+    Record(Record),
+}
+
+/// What an observed session did (see [`Effect::Record`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    /// The service's `open`: the session's first, or one after a drop (`reconnected`).
+    Opened {
+        /// Whether a connection was open before.
+        reconnected: bool,
+    },
+    /// A drop that is retried: the attempt number in this outage, the pause before it, and why it dropped.
+    Reconnecting {
+        /// The attempt number in this outage, from 1.
+        attempt: u32,
+        /// The pause before the attempt, ms.
+        delay_ms: u64,
+        /// The drop's error.
+        error: RealtimeError,
+    },
+    /// `pause()` took effect: no audio is sent.
+    Paused,
+    /// `resume()` took effect.
+    Resumed,
+    /// Closed for good.
+    Closed {
+        /// The close code.
+        code: u16,
+        /// The close reason.
+        reason: String,
+        /// Why, when it did not end normally.
+        error: Option<RealtimeError>,
+        /// Audio sent to the service over the session, in milliseconds of session audio.
+        sent_ms: u64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -299,6 +339,7 @@ pub struct Session {
     audio_since_message: bool,
     live: bool,
     disposed: bool,
+    observe: bool,
     jitter: Jitter,
     effects: VecDeque<Effect>,
 }
@@ -357,6 +398,7 @@ impl Session {
             audio_since_message: false,
             live: false,
             disposed: false,
+            observe: false,
             jitter: Jitter(seed),
             effects: VecDeque::new(),
         })
@@ -391,6 +433,17 @@ impl Session {
     #[inline(never)]
     fn push(&mut self, effect: Effect) {
         self.effects.push_back(effect);
+    }
+
+    /// From now on, queues an [`Effect::Record`] of each open, retried drop, pause, resume and the close.
+    pub fn observe(&mut self) {
+        self.observe = true;
+    }
+
+    fn record(&mut self, record: Record) {
+        if self.observe {
+            self.push(Effect::Record(record));
+        }
     }
 
     /// Queues an event, unless the transcriber was disposed (its listeners are not called any more).
@@ -535,6 +588,9 @@ impl Session {
         if self.stopping || self.phase == Phase::Closed {
             return Err(invalid_state("pause() after stop()"));
         }
+        if !self.paused {
+            self.record(Record::Paused);
+        }
         self.paused = true;
         Ok(())
     }
@@ -546,6 +602,9 @@ impl Session {
     pub fn resume(&mut self) -> Result<(), RealtimeError> {
         if self.stopping || self.phase == Phase::Closed {
             return Err(invalid_state("resume() after stop()"));
+        }
+        if self.paused {
+            self.record(Record::Resumed);
         }
         self.paused = false;
         Ok(())
@@ -813,6 +872,7 @@ impl Session {
         if self.stopping && self.audio_done {
             self.push(Effect::SendText(ClientMessage::Stop.to_json()));
         }
+        self.record(Record::Opened { reconnected });
         self.emit(Event::Open {
             session_id: m.session_id.clone(),
             sample_rate: m.sample_rate,
@@ -877,6 +937,13 @@ impl Session {
                     timer: TimerKind::Reconnect,
                     ms: u32::try_from(delay).unwrap_or(u32::MAX),
                 });
+                if self.observe {
+                    self.record(Record::Reconnecting {
+                        attempt: self.policy.attempts(),
+                        delay_ms: delay,
+                        error: error.clone(),
+                    });
+                }
                 self.emit(Event::Reconnecting {
                     attempt: self.policy.attempts(),
                     delay_ms: delay,
@@ -993,6 +1060,15 @@ impl Session {
                 },
             };
             self.push(Effect::SettleStart(Err(rejection)));
+        }
+        if self.observe {
+            let rate = u64::from(self.pipeline.config().session_rate).max(1);
+            self.record(Record::Closed {
+                code,
+                reason: reason.to_owned(),
+                error: error.clone(),
+                sent_ms: self.pipeline.sent_samples().saturating_mul(1000) / rate,
+            });
         }
         self.emit(Event::Close {
             code,

@@ -1121,3 +1121,99 @@ fn dispose_of_a_session_never_started_or_already_closed_does_nothing_visible() {
     s.dispose();
     assert_eq!(drain(&mut s), vec![]);
 }
+
+fn records(effects: &[Effect]) -> Vec<&Record> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Record(r) => Some(r),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_unobserved_session_queues_no_record() {
+    let mut s = session(
+        serde_json::json!({"url": "ws://x", "reconnectDelayMs": 1}),
+        true,
+    );
+    let id = opened(&mut s);
+    s.pause().unwrap();
+    s.socket_closed(id, 1011, "restart");
+    s.dispose();
+    assert!(records(&drain(&mut s)).is_empty());
+}
+
+#[test]
+fn an_observed_session_records_its_opens_reconnects_pauses_and_close_with_the_audio_sent() {
+    let mut s = session(
+        serde_json::json!({"url": "ws://x", "frameMs": 20, "reconnectDelayMs": 100}),
+        true,
+    );
+    s.observe();
+    let id = opened(&mut s);
+    s.push_i16(&[1; 16_000], 16_000, AudioOrigin::Caller)
+        .unwrap();
+    s.pause().unwrap();
+    s.pause().unwrap();
+    s.resume().unwrap();
+    let fx = drain(&mut s);
+    assert_eq!(
+        records(&fx),
+        [&Record::Paused, &Record::Resumed],
+        "one record per change"
+    );
+    s.socket_closed(id, 1011, "restart");
+    let fx = drain(&mut s);
+    let [Record::Reconnecting {
+        attempt: 1,
+        delay_ms,
+        error: RealtimeError::SocketClosed { code: 1011, .. },
+    }] = records(&fx)[..]
+    else {
+        panic!("{:?}", records(&fx));
+    };
+    assert_eq!(
+        u64::from(timer_set(&fx, TimerKind::Reconnect).unwrap()),
+        *delay_ms
+    );
+    s.timer_fired(TimerKind::Reconnect);
+    s.url_fetched(Some("wss://x/rt?ticket=b".into()));
+    let (id, _) = connect_of(&drain(&mut s)).unwrap();
+    s.text_received(id, OPEN);
+    assert_eq!(
+        records(&drain(&mut s)),
+        [&Record::Opened { reconnected: true }]
+    );
+    s.socket_closed(id, 1000, "done");
+    let fx = drain(&mut s);
+    assert_eq!(
+        records(&fx),
+        [&Record::Closed {
+            code: 1000,
+            reason: "done".into(),
+            error: None,
+            sent_ms: 1000,
+        }],
+        "a second of audio sent"
+    );
+}
+
+#[test]
+fn a_disposed_session_still_records_its_close() {
+    let mut s = session(serde_json::json!({"url": "ws://x"}), false);
+    s.observe();
+    opened(&mut s);
+    s.dispose();
+    let fx = drain(&mut s);
+    assert!(events(&fx).is_empty(), "no event after dispose");
+    assert!(matches!(
+        records(&fx)[..],
+        [Record::Closed {
+            code: 1000,
+            error: None,
+            ..
+        }]
+    ));
+}

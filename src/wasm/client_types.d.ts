@@ -12,8 +12,11 @@ export interface Logger {
   error(message: string): void;
 }
 
-/** Options of `new DocAuto(...)`: the data options are generated from the Rust type (`ClientDataOptions`); these are the JS handles. */
-export interface ClientOptions extends ClientDataOptions {
+/**
+ * Options of `new DocAuto(...)`: the data options are generated from the Rust type (`ClientDataOptions`); these are
+ * the JS handles (and `tracerProvider`, `meterProvider`: where each method's spans and metric points go).
+ */
+export interface ClientOptions extends ClientDataOptions, TelemetryOptions {
   /** The `fetch` used for every request. Default: the global `fetch`. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** Receives the log lines (`debug`, `info`, `warn`, `error`). Default: `console`. */

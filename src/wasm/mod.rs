@@ -10,6 +10,8 @@ mod p256_module;
 mod platform;
 #[cfg(feature = "realtime")]
 mod realtime;
+#[cfg(any(feature = "client", feature = "realtime", feature = "webhooks"))]
+mod telemetry;
 #[cfg(feature = "testing")]
 mod testing;
 #[cfg(feature = "webhooks")]
@@ -46,6 +48,16 @@ use wasm_bindgen::prelude::*;
 #[cfg(all(feature = "talc-allocator", not(target_feature = "atomics")))]
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
+// The `tracerProvider` and `meterProvider` options' types (the verifier's options are declared by `docauto/testing` too).
+#[cfg(any(
+    feature = "client",
+    feature = "realtime",
+    feature = "webhooks",
+    feature = "testing"
+))]
+#[wasm_bindgen(typescript_custom_section)]
+const TELEMETRY_TYPES: &'static str = include_str!("telemetry_types.d.ts");
 
 // Types of both the client's answers and the webhook modules (key sets, the agent-run status).
 #[cfg(any(feature = "client", feature = "webhooks", feature = "testing"))]

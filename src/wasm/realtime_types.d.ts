@@ -1,8 +1,9 @@
 /**
  * Options of `new RealtimeTranscriber(options)`: give `url`, `getUrl`, or both. The data options are generated from
- * the Rust type (`RealtimeTranscriberDataOptions`); these are the JS handles.
+ * the Rust type (`RealtimeTranscriberDataOptions`); these are the JS handles (and `tracerProvider`, `meterProvider`:
+ * where each session's span and metric points go).
  */
-export interface RealtimeTranscriberOptions extends RealtimeTranscriberDataOptions {
+export interface RealtimeTranscriberOptions extends RealtimeTranscriberDataOptions, TelemetryOptions {
   /** Gives a fresh ticket URL (from your backend) for each reconnect; without it a dropped socket is final. */
   getUrl?: () => string | Promise<string>;
   /** A WebSocket constructor where the runtime has none (Node 20: the `ws` package); default the global one. */

@@ -101,7 +101,7 @@ export interface DurableObjectStateLike {
  * Options of `new WebhookVerifier(...)`: one of `jwksUrl`, `baseUrl`, `jwks` (or `jwks` with a URL, to seed the cache).
  * The data options are generated from the Rust type (`WebhookVerifierDataOptions`); these are the JS handles.
  */
-export interface WebhookVerifierOptions extends WebhookVerifierDataOptions {
+export interface WebhookVerifierOptions extends WebhookVerifierDataOptions, TelemetryOptions {
   /** The `fetch` used for the key set. Default: the global `fetch`. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /**

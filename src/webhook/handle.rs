@@ -23,6 +23,10 @@
 //! ```
 //! Times are seconds on the host's real clock (not a verifier's fixed `now`). A store call that fails or does not
 //! answer within [`store_timeout`](super::dedupe::store_timeout) counts as failed.
+//!
+//! An observed handling ([`Handling::observe`]) also keeps a [`Record`] of what each report or step decided (the
+//! dedupe decision, each renewal, a lapsed lease, a failed mark, the release), which the host takes after each
+//! ([`Handling::take_record`]) for its tracing; an unobserved one keeps none.
 
 use super::dedupe::{Claim, StoreKind};
 use super::ErrorCode;
@@ -62,6 +66,51 @@ impl Outcome {
             Outcome::StoreUnavailable => Some("dedupe_unavailable"),
         }
     }
+}
+
+/// The dedupe decision of a delivery: the claim's answer as the handling read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dedupe {
+    /// This delivery claimed the event: its handler runs.
+    Won,
+    /// Another instance holds a live claim on the event (409).
+    ClaimedElsewhere,
+    /// The event was processed before (200, nothing runs).
+    AlreadyProcessed,
+    /// The store failed or did not answer (503, nothing runs).
+    StoreUnavailable,
+}
+
+impl Dedupe {
+    /// `won`, `claimed_elsewhere`, `already_processed`, `store_unavailable`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dedupe::Won => "won",
+            Dedupe::ClaimedElsewhere => "claimed_elsewhere",
+            Dedupe::AlreadyProcessed => "already_processed",
+            Dedupe::StoreUnavailable => "store_unavailable",
+        }
+    }
+}
+
+/// What one report or step of an observed handling decided (in this order in the host's table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Record {
+    /// The claim was answered.
+    Dedupe(Dedupe),
+    /// A renewal extended the lease.
+    Renewed,
+    /// A renewal failed (the store failed or did not answer): tried again while the lease lasts.
+    RenewalFailed,
+    /// The lease was lost: a renewal answered that another holds the event, or no renewal succeeded before the
+    /// lease lapsed. The handler's signal aborts.
+    LeaseLost,
+    /// A mark failed and is tried again after a pause.
+    MarkRetried,
+    /// Every try of the mark failed: the answer is still 200, and later copies may be handled again.
+    MarkFailed,
+    /// The claim of a failed handler was released (`false`: the release failed; the claim lapses after its ttl).
+    Released(bool),
 }
 
 /// The status answered for a delivery that failed verification: [`ErrorCode::http_status`].
@@ -141,6 +190,9 @@ pub struct Handling {
     mark_until: f64,
     mark_failed: bool,
     release_failed: bool,
+    /// Whether [`Record`]s are kept, and the one not taken yet.
+    observe: bool,
+    record: Option<Record>,
 }
 
 impl Handling {
@@ -162,6 +214,24 @@ impl Handling {
             mark_until: 0.0,
             mark_failed: false,
             release_failed: false,
+            observe: false,
+            record: None,
+        }
+    }
+
+    /// From now on, keeps a [`Record`] of what each report or step decides, for [`Handling::take_record`].
+    pub fn observe(&mut self) {
+        self.observe = true;
+    }
+
+    /// Takes the record of the last report or step, once (take it after each: a later one replaces it).
+    pub fn take_record(&mut self) -> Option<Record> {
+        self.record.take()
+    }
+
+    fn keep(&mut self, record: Record) {
+        if self.observe {
+            self.record = Some(record);
         }
     }
 
@@ -187,6 +257,7 @@ impl Handling {
     pub fn next(&mut self, now: f64) -> Step {
         if self.started && !self.lost && now >= self.lease_until {
             self.lost = true;
+            self.keep(Record::LeaseLost);
         }
         if self.lost && self.started && !self.abort_told && self.settled.is_none() {
             self.abort_told = true;
@@ -250,6 +321,12 @@ impl Handling {
         if self.phase != Phase::Claiming {
             return;
         }
+        self.keep(Record::Dedupe(match answer {
+            None => Dedupe::StoreUnavailable,
+            Some(Claim::Processed) => Dedupe::AlreadyProcessed,
+            Some(Claim::InProgress) => Dedupe::ClaimedElsewhere,
+            Some(Claim::Won) => Dedupe::Won,
+        }));
         self.phase = match answer {
             None => Phase::Done(Outcome::StoreUnavailable),
             Some(Claim::Processed) => Phase::Done(Outcome::AlreadyProcessed),
@@ -279,9 +356,16 @@ impl Handling {
             Some(true) => {
                 self.lease_until = self.lease_until.max(sent_at + self.ttl);
                 self.renew_at = sent_at + self.ttl / 3.0;
+                self.keep(Record::Renewed);
             }
-            Some(false) => self.lost = true,
-            None => self.renew_at = sent_at + self.ttl / 6.0,
+            Some(false) => {
+                self.lost = true;
+                self.keep(Record::LeaseLost);
+            }
+            None => {
+                self.renew_at = sent_at + self.ttl / 6.0;
+                self.keep(Record::RenewalFailed);
+            }
         }
     }
 
@@ -310,9 +394,11 @@ impl Handling {
             self.retry_at = Some(at);
             self.retry_wait = (self.retry_wait * 2.0).min(MARK_RETRY_MAX);
             self.phase = Phase::Running;
+            self.keep(Record::MarkRetried);
         } else {
             self.mark_failed = true;
             self.phase = Phase::Done(Outcome::Handled);
+            self.keep(Record::MarkFailed);
         }
     }
 
@@ -323,6 +409,7 @@ impl Handling {
         }
         self.release_failed = !ok;
         self.phase = Phase::Done(Outcome::HandlerFailed);
+        self.keep(Record::Released(ok));
     }
 }
 
@@ -648,6 +735,204 @@ mod tests {
         h.on_handler(true, 0.6);
         h.on_handler(false, 0.7);
         assert_eq!(h.next(0.7), Step::Mark, "the first settling counts");
+    }
+
+    /// Drives `h` through `steps` (the report to make after each step, `None` to only step at that time), taking
+    /// the record each leaves.
+    fn records(mut h: Handling, script: &[(f64, Option<Report>)]) -> Vec<Record> {
+        h.observe();
+        let mut out = Vec::new();
+        for (now, report) in script {
+            let step = h.next(*now);
+            out.extend(h.take_record());
+            match (step, report) {
+                (_, None) => {}
+                (Step::Claim, Some(Report::Claim(answer))) => h.on_claim(*answer, *now),
+                (Step::Renew, Some(Report::Renew(held))) => h.on_renew(*held, *now),
+                (Step::Wait { .. }, Some(Report::Handler(ok))) => h.on_handler(*ok, *now),
+                (Step::Mark, Some(Report::Mark(ok))) => h.on_mark(*ok, *now),
+                (Step::Release, Some(Report::Release(ok))) => h.on_release(*ok),
+                (step, report) => panic!("at {now}: {step:?} with {report:?}"),
+            }
+            out.extend(h.take_record());
+        }
+        out
+    }
+
+    #[derive(Debug)]
+    enum Report {
+        Claim(Option<Claim>),
+        Renew(Option<bool>),
+        Handler(bool),
+        Mark(bool),
+        Release(bool),
+    }
+
+    #[test]
+    fn an_unobserved_handling_keeps_no_record() {
+        let mut h = Handling::new(TTL, Some(StoreKind::Fenced));
+        h.next(0.0);
+        h.on_claim(Some(Claim::InProgress), 0.0);
+        assert_eq!(h.take_record(), None);
+    }
+
+    #[test]
+    fn the_dedupe_decision_is_recorded_for_each_claim_answer() {
+        for (answer, dedupe, outcome) in [
+            (Some(Claim::Won), Dedupe::Won, None),
+            (
+                Some(Claim::InProgress),
+                Dedupe::ClaimedElsewhere,
+                Some(Outcome::InProgress),
+            ),
+            (
+                Some(Claim::Processed),
+                Dedupe::AlreadyProcessed,
+                Some(Outcome::AlreadyProcessed),
+            ),
+            (
+                None,
+                Dedupe::StoreUnavailable,
+                Some(Outcome::StoreUnavailable),
+            ),
+        ] {
+            let mut h = Handling::new(TTL, Some(StoreKind::Fenced));
+            h.observe();
+            assert_eq!(h.next(0.0), Step::Claim);
+            h.on_claim(answer, 0.0);
+            assert_eq!(h.take_record(), Some(Record::Dedupe(dedupe)));
+            assert_eq!(h.take_record(), None, "taken once");
+            if let Some(outcome) = outcome {
+                assert_eq!(h.next(0.1), Step::Respond(outcome));
+            }
+        }
+        assert_eq!(Dedupe::ClaimedElsewhere.as_str(), "claimed_elsewhere");
+    }
+
+    #[test]
+    fn renewals_and_a_lost_lease_are_recorded_as_they_happen() {
+        let h = Handling::new(TTL, Some(StoreKind::Fenced));
+        let got = records(
+            h,
+            &[
+                (0.0, Some(Report::Claim(Some(Claim::Won)))),
+                (0.01, None),
+                (1.0, Some(Report::Renew(Some(true)))),
+                (2.0, Some(Report::Renew(None))),
+                (2.5, Some(Report::Renew(Some(false)))),
+                (2.6, None),
+                (3.0, Some(Report::Handler(false))),
+                (3.0, None),
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                Record::Dedupe(Dedupe::Won),
+                Record::Renewed,
+                Record::RenewalFailed,
+                Record::LeaseLost,
+            ],
+            "a lost lease is not released"
+        );
+    }
+
+    #[test]
+    fn a_lease_that_lapses_without_a_renewal_is_recorded_lost() {
+        let h = Handling::new(TTL, Some(StoreKind::Unfenced));
+        let got = records(
+            h,
+            &[
+                (0.0, Some(Report::Claim(Some(Claim::Won)))),
+                (0.0, None),
+                (3.0, None),
+            ],
+        );
+        assert_eq!(got, [Record::Dedupe(Dedupe::Won), Record::LeaseLost]);
+    }
+
+    #[test]
+    fn failed_marks_and_a_release_are_recorded() {
+        let h = Handling::new(TTL, Some(StoreKind::Fenced));
+        let got = records(
+            h,
+            &[
+                (0.0, Some(Report::Claim(Some(Claim::Won)))),
+                (0.0, None),
+                (0.1, Some(Report::Handler(true))),
+                (0.1, Some(Report::Mark(false))),
+                (0.2, Some(Report::Mark(true))),
+            ],
+        );
+        assert_eq!(got, [Record::Dedupe(Dedupe::Won), Record::MarkRetried]);
+        let h = Handling::new(0.2, Some(StoreKind::Fenced));
+        let got = records(
+            h,
+            &[
+                (0.0, Some(Report::Claim(Some(Claim::Won)))),
+                (0.0, None),
+                (0.01, Some(Report::Handler(true))),
+                (0.01, Some(Report::Mark(false))),
+                (0.11, Some(Report::Mark(false))),
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                Record::Dedupe(Dedupe::Won),
+                Record::MarkRetried,
+                Record::MarkFailed
+            ]
+        );
+        let h = Handling::new(TTL, Some(StoreKind::Fenced));
+        let got = records(
+            h,
+            &[
+                (0.0, Some(Report::Claim(Some(Claim::Won)))),
+                (0.0, None),
+                (0.1, Some(Report::Handler(false))),
+                (0.1, Some(Report::Release(false))),
+            ],
+        );
+        assert_eq!(got, [Record::Dedupe(Dedupe::Won), Record::Released(false)]);
+    }
+
+    /// The strings of the array `name` of `telemetry.js`, which names the records by their numbers.
+    fn js_table(name: &str) -> Vec<&'static str> {
+        let js = include_str!("../wasm/telemetry.js");
+        let start = js.find(&format!("const {name} = [")).unwrap();
+        let end = start + js[start..].find("];").unwrap();
+        js[start..end].split('"').skip(1).step_by(2).collect()
+    }
+
+    #[test]
+    fn the_hosts_tables_name_each_dedupe_decision_and_outcome_by_its_number() {
+        let dedupes = [
+            Dedupe::Won,
+            Dedupe::ClaimedElsewhere,
+            Dedupe::AlreadyProcessed,
+            Dedupe::StoreUnavailable,
+        ];
+        for (place, d) in dedupes.iter().enumerate() {
+            assert_eq!(*d as usize, place, "{d:?} is numbered by its place");
+        }
+        assert_eq!(js_table("DEDUPES"), dedupes.map(Dedupe::as_str));
+        let outcomes = [
+            (Outcome::Handled, "handled"),
+            (Outcome::AlreadyProcessed, "duplicate"),
+            (Outcome::InProgress, "in_progress"),
+            (Outcome::HandlerFailed, "handler_failed"),
+            (Outcome::StoreUnavailable, "dedupe_unavailable"),
+        ];
+        for (place, (o, _)) in outcomes.iter().enumerate() {
+            assert_eq!(*o as usize, place, "{o:?} is numbered by its place");
+        }
+        assert_eq!(js_table("OUTCOMES"), outcomes.map(|(_, name)| name));
+        assert_eq!(
+            js_table("HANDLING_EVENTS").len(),
+            6,
+            "one event per record after the dedupe decisions"
+        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! `VerifierOptions`: the options of `new WebhookVerifier(options)` that are plain data, decoded with serde (unknown
 //! names refused) and checked by [`VerifierOptions::validate`], which decides where keys come from (a key-set URL
 //! under the shared https-or-loopback rule, static keys, or a seeded remote set) and every limit. The JS handles
-//! (`fetch`, `dedupe`, and `now` when it is a function) are taken out by the wasm layer before decoding
-//! ([`HANDLES`]).
+//! (`fetch`, `dedupe`, `tracerProvider`, `meterProvider`, and `now` when it is a function) are taken out by the wasm
+//! layer before decoding ([`HANDLES`]).
 
 use crate::json::Json;
 
@@ -13,7 +13,7 @@ use super::{body_limit, claims, JWKS_PATH};
 use crate::options::{check_table, FieldError, Kind};
 
 /// Options that are JS handles, not data: the host extracts them (and `now` when it is a function).
-pub const HANDLES: [&str; 2] = ["fetch", "dedupe"];
+pub const HANDLES: [&str; 4] = ["fetch", "dedupe", "tracerProvider", "meterProvider"];
 
 /// Default timeout of a key-set fetch, in ms.
 pub const DEFAULT_TIMEOUT_MS: f64 = 5000.0;

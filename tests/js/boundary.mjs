@@ -573,6 +573,7 @@ const NEVER_THROWS = [
   [/^const ret = create(Webhook|Api|Realtime)Error\(/, "errors.js constructors"],
   [/^(openCapture|flushCapture|later|afterAll|fetchUrl)\(|^const ret = closeCapture\(/, "capture.js: catches inside"],
   [/^const ret = plainOptionsText\(arg\d, getStringFromWasm0\(arg\d, arg\d\)\);/, "interop.js: catches inside (the options' copy and JSON text)"],
+  [/^(const ret = )?(observeCall|observeDelivery|observeKeyFetch|observeSession|sessionRecord|attempted|observed|settling|runHandler|providers|heldProviders|listening)\(/, "telemetry.js: catches inside (spans and metric points)"],
   // The API client's own step objects, made by its promise.js (src/wasm/client, not a caller's value).
   [/^const ret = arg0\.(status|head|text|data|parsed|unread|read|kind|message|code);/, "the client's AttemptAnswer (promise.js)"],
   // wasm-bindgen's own shims, which the `__wbg_` prefix of the unminified names left out: a cast of this module's

@@ -906,6 +906,9 @@ fn reexport(values: &[String], types: &[String]) -> String {
     )
 }
 
+/// The package's `package.json`. `@opentelemetry/api` is an optional peer dependency: the package never imports it
+/// (it finds the providers the API registered through the global the API shares across its copies), so nothing
+/// installs it for the package, and a bundle without it builds; the range says which API registers what it reads.
 fn package_json() -> Result<String, String> {
     let version = util::package_field("version")?;
     let description = util::package_field("description").unwrap_or_default();
@@ -954,6 +957,14 @@ fn package_json() -> Result<String, String> {
   }},
   "dependencies": {{
     "ws": "^8.18.0"
+  }},
+  "peerDependencies": {{
+    "@opentelemetry/api": "^1.3.0"
+  }},
+  "peerDependenciesMeta": {{
+    "@opentelemetry/api": {{
+      "optional": true
+    }}
   }}
 }}
 "#,

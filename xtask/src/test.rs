@@ -565,6 +565,11 @@ fn js_suites(t: &mut Tally) {
             180,
         ),
         (
+            "telemetry: spans and metrics with the OpenTelemetry SDK in node, deno, bun, workerd",
+            node("tests/js/telemetry/runtimes.mjs"),
+            180,
+        ),
+        (
             "demo: every panel in chromium",
             node("tests/js/demo/e2e.mjs"),
             300,

@@ -10,6 +10,7 @@ mod polls;
 mod redirects;
 mod resources;
 mod retries;
+mod telemetry;
 mod validation;
 
 use super::{

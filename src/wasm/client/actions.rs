@@ -7,6 +7,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::checked;
 use super::{simple, ClientState, Opt};
 use crate::client::actions;
+use crate::client::telemetry::Operation;
 use crate::client::Goal;
 
 /// `client.actions`: the catalog, and the deprecated `create`.
@@ -29,9 +30,13 @@ impl ActionsResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            Ok(actions::catalog())
-        })
+        simple(
+            &self.inner,
+            Operation::ActionsCatalog,
+            options,
+            Goal::Data,
+            &mut || Ok(actions::catalog()),
+        )
     }
 
     /// `POST /v1/actions`: saves a configuration `{ capability, name, config }` (the older form of
@@ -44,8 +49,12 @@ impl ActionsResource {
         #[wasm_bindgen(unchecked_param_type = "ActionCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, actions::create_params)
-        })
+        simple(
+            &self.inner,
+            Operation::ActionsCreate,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, actions::create_params),
+        )
     }
 }

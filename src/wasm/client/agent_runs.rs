@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{checked, string_arg};
 use super::{simple, ClientState, Opt};
+use crate::client::telemetry::Operation;
 use crate::client::{agent_runs, Goal};
 
 /// `client.agentRuns`: start a run, read it, decide its sign-offs, complete its human steps, wait for it.
@@ -30,9 +31,13 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "AgentRunCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, agent_runs::create_params)
-        })
+        simple(
+            &self.inner,
+            Operation::AgentRunsCreate,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, agent_runs::create_params),
+        )
     }
 
     /// `GET /v1/agent-runs/:id`: reads a run (option `wait`: long-poll up to that many seconds).
@@ -42,9 +47,13 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            agent_runs::retrieve(&string_arg(&id, "id")?)
-        })
+        simple(
+            &self.inner,
+            Operation::AgentRunsRetrieve,
+            options,
+            Goal::Data,
+            &mut || agent_runs::retrieve(&string_arg(&id, "id")?),
+        )
     }
 
     /// `POST /v1/agent-runs/:runId/approvals/:approvalId`: approves a sign-off (sends `decision: "approve"`),
@@ -58,15 +67,21 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, &mut || {
-            let (run_id, second) = (
-                string_arg(&run_id, "runId")?,
-                string_arg(&approval_id, "approvalId")?,
-            );
-            checked(&body, "params", true, |p| {
-                agent_runs::approve_params(&run_id, &second, p)
-            })
-        })
+        simple(
+            &self.inner,
+            Operation::AgentRunsApprove,
+            options,
+            Goal::Data,
+            &mut || {
+                let (run_id, second) = (
+                    string_arg(&run_id, "runId")?,
+                    string_arg(&approval_id, "approvalId")?,
+                );
+                checked(&body, "params", true, |p| {
+                    agent_runs::approve_params(&run_id, &second, p)
+                })
+            },
+        )
     }
 
     /// `POST /v1/agent-runs/:runId/approvals/:approvalId`: rejects a sign-off (sends `decision: "reject"`); the
@@ -79,15 +94,21 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "RejectParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            let (run_id, second) = (
-                string_arg(&run_id, "runId")?,
-                string_arg(&approval_id, "approvalId")?,
-            );
-            checked(&body, "params", true, |p| {
-                agent_runs::reject_params(&run_id, &second, p)
-            })
-        })
+        simple(
+            &self.inner,
+            Operation::AgentRunsReject,
+            options,
+            Goal::Data,
+            &mut || {
+                let (run_id, second) = (
+                    string_arg(&run_id, "runId")?,
+                    string_arg(&approval_id, "approvalId")?,
+                );
+                checked(&body, "params", true, |p| {
+                    agent_runs::reject_params(&run_id, &second, p)
+                })
+            },
+        )
     }
 
     /// `POST /v1/agent-runs/:runId/tasks/:taskId/complete`: marks a human step done, with an optional note and files.
@@ -100,15 +121,21 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, &mut || {
-            let (run_id, second) = (
-                string_arg(&run_id, "runId")?,
-                string_arg(&task_id, "taskId")?,
-            );
-            checked(&body, "params", true, |p| {
-                agent_runs::complete_task_params(&run_id, &second, p)
-            })
-        })
+        simple(
+            &self.inner,
+            Operation::AgentRunsCompleteTask,
+            options,
+            Goal::Data,
+            &mut || {
+                let (run_id, second) = (
+                    string_arg(&run_id, "runId")?,
+                    string_arg(&task_id, "taskId")?,
+                );
+                checked(&body, "params", true, |p| {
+                    agent_runs::complete_task_params(&run_id, &second, p)
+                })
+            },
+        )
     }
 
     /// Waits for the run: long-polls it until it is finished or, with `until: "settled"`, also when it is blocked on
@@ -122,6 +149,12 @@ impl AgentRunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitForOptions")] options: Opt,
     ) -> JsValue {
-        super::wait_for(&self.inner, &id, options, agent_runs::wait_for)
+        super::wait_for(
+            &self.inner,
+            Operation::AgentRunsWaitFor,
+            &id,
+            options,
+            agent_runs::wait_for,
+        )
     }
 }

@@ -7,6 +7,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::string_arg;
 use super::{simple, ClientState, Opt};
 use crate::client::agents;
+use crate::client::telemetry::Operation;
 use crate::client::Goal;
 
 /// `client.agents`: the saved automations a key can run.
@@ -29,7 +30,13 @@ impl AgentsResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || Ok(agents::list()))
+        simple(
+            &self.inner,
+            Operation::AgentsList,
+            options,
+            Goal::Data,
+            &mut || Ok(agents::list()),
+        )
     }
 
     /// `GET /v1/agents/:id`: one agent, with its tasks and actions.
@@ -39,8 +46,12 @@ impl AgentsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            agents::retrieve(&string_arg(&id, "id")?)
-        })
+        simple(
+            &self.inner,
+            Operation::AgentsRetrieve,
+            options,
+            Goal::Data,
+            &mut || agents::retrieve(&string_arg(&id, "id")?),
+        )
     }
 }

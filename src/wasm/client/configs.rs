@@ -7,6 +7,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{checked, string_arg};
 use super::{simple, ClientState, Opt};
 use crate::client::configs::{self, ConfigCapability};
+use crate::client::telemetry::Operation;
 use crate::client::Goal;
 
 /// `client.configs`: saved configurations of extract, redact and fill.
@@ -32,11 +33,17 @@ impl ConfigsResource {
         #[wasm_bindgen(unchecked_param_type = "ConfigParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            let capability = ConfigCapability::parse(&string_arg(&capability, "capability")?)?;
-            checked(&body, "params", false, |p| {
-                configs::create_params(capability, p)
-            })
-        })
+        simple(
+            &self.inner,
+            Operation::ConfigsCreate,
+            options,
+            Goal::Data,
+            &mut || {
+                let capability = ConfigCapability::parse(&string_arg(&capability, "capability")?)?;
+                checked(&body, "params", false, |p| {
+                    configs::create_params(capability, p)
+                })
+            },
+        )
     }
 }

@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{checked, string_arg, wait_deadline};
 use super::{prepare, simple, start, ClientState, Opt};
+use crate::client::telemetry::Operation;
 use crate::client::{files, ApiError, Flow, Goal};
 use crate::wasm::{interop, platform};
 
@@ -51,9 +52,13 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_param_type = "FileCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, files::create_params)
-        })
+        simple(
+            &self.inner,
+            Operation::FilesCreate,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, files::create_params),
+        )
     }
 
     /// Uploads bytes: registers `{ name, mimeType }`, PUTs `data` to the returned `uploadUrl` (same Content-Type, no
@@ -69,6 +74,7 @@ impl FilesResource {
         let options = options.unwrap_or(JsValue::UNDEFINED);
         start(
             &self.inner,
+            Operation::FilesUpload,
             prepare(&options, &[]),
             &JsValue::UNDEFINED,
             |config, o| {
@@ -98,9 +104,13 @@ impl FilesResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            files::retrieve(&string_arg(&id, "id")?)
-        })
+        simple(
+            &self.inner,
+            Operation::FilesRetrieve,
+            options,
+            Goal::Data,
+            &mut || files::retrieve(&string_arg(&id, "id")?),
+        )
     }
 
     /// Polls the file (after 1 s, 2 s, 4 s, then every 5 s) until its status is `ready` (or `failed`/`error`, which
@@ -119,12 +129,18 @@ impl FilesResource {
             deadline = wait_deadline(&options)?;
             Ok(o)
         });
-        start(&self.inner, prepared, &JsValue::UNDEFINED, |config, o| {
-            let planner = files::wait_until_ready(&string_arg(&id, "id")?)?;
-            Ok((
-                Flow::poll(config, planner.with_deadline(deadline), o),
-                JsValue::UNDEFINED,
-            ))
-        })
+        start(
+            &self.inner,
+            Operation::FilesWaitUntilReady,
+            prepared,
+            &JsValue::UNDEFINED,
+            |config, o| {
+                let planner = files::wait_until_ready(&string_arg(&id, "id")?)?;
+                Ok((
+                    Flow::poll(config, planner.with_deadline(deadline), o),
+                    JsValue::UNDEFINED,
+                ))
+            },
+        )
     }
 }

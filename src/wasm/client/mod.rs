@@ -31,6 +31,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::client::options::{ClientHost, ClientOptions, HANDLES};
 use crate::client::polling::{PollPlanner, Until};
+use crate::client::telemetry::Operation;
 use crate::client::{self, ApiError, CallOptions, ClientConfig, Flow, Goal, RequestSpec};
 use crate::wasm::{interop, platform};
 use convert::{error_to_js, JsCallOptions};
@@ -43,6 +44,8 @@ pub struct ClientState {
     config: ClientConfig,
     fetch: Option<Function>,
     logger: Option<JsValue>,
+    /// The `tracerProvider` and `meterProvider` options (`undefined` when neither is given: the registered ones).
+    telemetry: JsValue,
 }
 
 /// The Document Automation API client.
@@ -126,8 +129,12 @@ impl DocAuto {
         } else {
             return Err(config_error("options", "must be an object"));
         };
-        let data = interop::plain_options(&options, &HANDLES)
-            .map_err(|()| config_error("options", "must be plain data besides fetch and logger"))?;
+        let data = interop::plain_options(&options, &HANDLES).map_err(|()| {
+            config_error(
+                "options",
+                "must be plain data besides fetch, logger, tracerProvider and meterProvider",
+            )
+        })?;
         let host = ClientHost {
             env: &env_var,
             facts: host_facts(),
@@ -155,11 +162,18 @@ impl DocAuto {
                 "must be an object with debug, info, warn and error methods",
             ));
         };
+        let telemetry = crate::wasm::telemetry::providers(&options).map_err(|name| {
+            config_error(
+                name,
+                "must be an OpenTelemetry provider (getTracer, getMeter)",
+            )
+        })?;
         Ok(DocAuto {
             inner: Rc::new(ClientState {
                 config,
                 fetch,
                 logger,
+                telemetry,
             }),
             namespaces: Default::default(),
         })
@@ -307,6 +321,7 @@ pub(crate) fn prepare(options: &JsValue, extra: &[&str]) -> Result<JsCallOptions
 /// Bad arguments reject the returned promise; nothing is sent.
 pub(crate) fn start(
     inner: &Rc<ClientState>,
+    op: Operation,
     prepared: Result<JsCallOptions, ApiError>,
     list: &JsValue,
     build: impl FnOnce(&ClientConfig, &CallOptions) -> Result<(Flow, JsValue), ApiError>,
@@ -326,6 +341,7 @@ pub(crate) fn start(
             },
             &o.signal,
             list,
+            op,
         ))
     });
     started.unwrap_or_else(|e| stepper::rejected(&e, !list.is_undefined()))
@@ -335,6 +351,7 @@ pub(crate) fn start(
 /// `plan` makes of the id and `until`.
 pub(crate) fn wait_for(
     inner: &Rc<ClientState>,
+    op: Operation,
     id: &JsValue,
     options: Option<JsValue>,
     plan: impl FnOnce(&str, Until) -> Result<PollPlanner, ApiError>,
@@ -345,7 +362,7 @@ pub(crate) fn wait_for(
         wait = w;
         o
     });
-    start(inner, prepared, &JsValue::UNDEFINED, |config, o| {
+    start(inner, op, prepared, &JsValue::UNDEFINED, |config, o| {
         let planner = plan(&convert::string_arg(id, "id")?, wait.until)?;
         let flow = Flow::poll(config, planner.with_deadline(wait.deadline), o);
         Ok((flow, JsValue::UNDEFINED))
@@ -357,6 +374,7 @@ pub(crate) fn wait_for(
 /// is a `dyn` closure so that `simple` itself is one copy too).
 pub(crate) fn simple(
     inner: &Rc<ClientState>,
+    op: Operation,
     options: Option<JsValue>,
     goal: Goal,
     build: &mut dyn FnMut() -> Result<RequestSpec, ApiError>,
@@ -364,6 +382,7 @@ pub(crate) fn simple(
     let options = options.unwrap_or(JsValue::UNDEFINED);
     single(
         inner,
+        op,
         prepare(&options, &[]).and_then(|o| Ok((o, build()?))),
         goal,
     )
@@ -373,11 +392,12 @@ pub(crate) fn simple(
 #[inline(never)]
 fn single(
     inner: &Rc<ClientState>,
+    op: Operation,
     prepared: Result<(JsCallOptions, RequestSpec), ApiError>,
     goal: Goal,
 ) -> JsValue {
     match prepared {
-        Ok((options, spec)) => start(inner, Ok(options), &JsValue::UNDEFINED, |config, o| {
+        Ok((options, spec)) => start(inner, op, Ok(options), &JsValue::UNDEFINED, |config, o| {
             let random = ClientState::random_for(spec.method);
             Ok((
                 Flow::single(config, spec, o, goal, random)?,

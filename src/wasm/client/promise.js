@@ -631,13 +631,15 @@ export function failed(error, paged) {
  * Runs a `FlowStepper` to its end from its `first` step (made with the handle): sends, pauses and checks the
  * caller's signal where its steps say. Returns the `APIPromise` of the method (a page's when `list` is
  * `{ resource, params, options }`); rejects with the `errors.js` class of the failure. The handle is freed at the end.
+ * `observation` (`telemetry.js`, undefined when nobody listens) sees each request go out and the method end; the
+ * handle hands it the core's records.
  */
-export function drive(stepper, first, fetchFn, signal, list) {
+export function drive(stepper, first, fetchFn, signal, list, observation) {
   const holder = { answered: undefined };
-  return apiPromise(run(stepper, first, fetchFn, signal, holder, list), holder, list !== undefined);
+  return apiPromise(run(stepper, first, fetchFn, signal, holder, list, observation), holder, list !== undefined);
 }
 
-async function run(stepper, first, fetchFn, signal, holder, list) {
+async function run(stepper, first, fetchFn, signal, holder, list, observation) {
   try {
     let step = first;
     let answer;
@@ -650,11 +652,21 @@ async function run(stepper, first, fetchFn, signal, holder, list) {
         }
         const started = Date.now();
         try {
-          answer = await attempt(fetchFn, step.url, step.method, step.headers, step.body, step.redirect, step.ms, signal, step.mode, step.maxBytes, step.maxErrorBytes);
+          if (observation) {
+            // Each request under its own span: the runtime's `fetch` instrumentation nests under it.
+            observation.send(step.method, step.url);
+            const sending = step;
+            answer = await observation.within(() =>
+              attempt(fetchFn, sending.url, sending.method, sending.headers, sending.body, sending.redirect, sending.ms, signal, sending.mode, sending.maxBytes, sending.maxErrorBytes),
+            );
+          } else {
+            answer = await attempt(fetchFn, step.url, step.method, step.headers, step.body, step.redirect, step.ms, signal, step.mode, step.maxBytes, step.maxErrorBytes);
+          }
         } catch (failure) {
           step = stepper.onFailure(failure, Date.now() - started);
           continue;
         }
+        // An observed flow never asks for a final read: the core reads every answer and records it.
         if (answer.final) {
           holder.answered = new Answered(answer.data, answer.status, answer.headers, undefined);
           return answer.data;
@@ -667,12 +679,18 @@ async function run(stepper, first, fetchFn, signal, holder, list) {
         const { kind, value, status, meta } = step.value;
         const data = result(kind, value, answer, list);
         holder.answered = new Answered(data, status, answer?.headers, meta);
+        observation?.done(status, meta);
+        observation = undefined;
         return data;
       } else {
+        observation?.failed(step.value);
+        observation = undefined;
         throw step.value;
       }
     }
   } finally {
+    // A method that ended otherwise (a step that threw) still ends its span.
+    observation?.failed(undefined);
     release(stepper);
   }
 }

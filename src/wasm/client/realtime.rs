@@ -7,6 +7,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::checked;
 use super::{simple, ClientState, Opt};
 use crate::client::realtime;
+use crate::client::telemetry::Operation;
 use crate::client::Goal;
 
 /// `client.realtime`: live transcription sessions.
@@ -32,8 +33,12 @@ impl RealtimeResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", true, realtime::create_session_params)
-        })
+        simple(
+            &self.inner,
+            Operation::RealtimeCreateSession,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", true, realtime::create_session_params),
+        )
     }
 }

@@ -8,6 +8,7 @@ use super::convert::{checked, string_arg};
 use super::{prepare, simple, start, ClientState, Opt};
 use crate::client::output::OutputPlanner;
 use crate::client::runs::{self, RunListParams};
+use crate::client::telemetry::Operation;
 use crate::client::{Flow, Goal};
 use crate::wasm::platform;
 
@@ -42,11 +43,17 @@ impl RunsResource {
             ("params", query.clone()),
             ("options", options.clone()),
         ]);
-        start(&self.inner, prepare(&options, &[]), &list, |config, o| {
-            let p = checked(&query, "params", true, |p| RunListParams::from_params(&p))?;
-            let flow = Flow::page(config, runs::list(&p)?, p.cursor, o)?;
-            Ok((flow, JsValue::UNDEFINED))
-        })
+        start(
+            &self.inner,
+            Operation::RunsList,
+            prepare(&options, &[]),
+            &list,
+            |config, o| {
+                let p = checked(&query, "params", true, |p| RunListParams::from_params(&p))?;
+                let flow = Flow::page(config, runs::list(&p)?, p.cursor, o)?;
+                Ok((flow, JsValue::UNDEFINED))
+            },
+        )
     }
 
     /// `GET /v1/runs/:id`: reads a run, its status and result (option `wait`: long-poll up to that many seconds).
@@ -56,9 +63,13 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            runs::retrieve(&string_arg(&id, "id")?)
-        })
+        simple(
+            &self.inner,
+            Operation::RunsRetrieve,
+            options,
+            Goal::Data,
+            &mut || runs::retrieve(&string_arg(&id, "id")?),
+        )
     }
 
     /// `POST /v1/runs/:id/cancel`: stops a run's work in flight.
@@ -68,9 +79,13 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            runs::cancel(&string_arg(&id, "id")?)
-        })
+        simple(
+            &self.inner,
+            Operation::RunsCancel,
+            options,
+            Goal::Data,
+            &mut || runs::cancel(&string_arg(&id, "id")?),
+        )
     }
 
     /// `DELETE /v1/runs/:id`: purges a run now (idempotent; resolves to `undefined`).
@@ -80,9 +95,13 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Void, &mut || {
-            runs::delete(&string_arg(&id, "id")?)
-        })
+        simple(
+            &self.inner,
+            Operation::RunsDelete,
+            options,
+            Goal::Void,
+            &mut || runs::delete(&string_arg(&id, "id")?),
+        )
     }
 
     /// `POST /v1/runs/:id/keep`: keeps a run in a space (`{ spaceId }` or `{ space }`), clearing its `ttl`.
@@ -94,10 +113,16 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
         let body = body.unwrap_or(JsValue::UNDEFINED);
-        simple(&self.inner, options, Goal::Data, &mut || {
-            let id = string_arg(&id, "id")?;
-            checked(&body, "params", true, |p| runs::keep_params(&id, p))
-        })
+        simple(
+            &self.inner,
+            Operation::RunsKeep,
+            options,
+            Goal::Data,
+            &mut || {
+                let id = string_arg(&id, "id")?;
+                checked(&body, "params", true, |p| runs::keep_params(&id, p))
+            },
+        )
     }
 
     /// `GET /v1/runs/:id/output/:name`: the signed URL of output `name` (the 302's `Location`, not followed).
@@ -108,9 +133,13 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Location, &mut || {
-            runs::output_url(&string_arg(&id, "id")?, &string_arg(&name, "name")?)
-        })
+        simple(
+            &self.inner,
+            Operation::RunsOutputUrl,
+            options,
+            Goal::Location,
+            &mut || runs::output_url(&string_arg(&id, "id")?, &string_arg(&name, "name")?),
+        )
     }
 
     /// The bytes of output `name`: waits out `output_not_ready`, then fetches the signed URL without the API key.
@@ -126,6 +155,7 @@ impl RunsResource {
         let options = options.unwrap_or(JsValue::UNDEFINED);
         start(
             &self.inner,
+            Operation::RunsDownloadOutput,
             prepare(&options, &[]),
             &JsValue::UNDEFINED,
             |config, o| {
@@ -146,6 +176,12 @@ impl RunsResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitForOptions")] options: Opt,
     ) -> JsValue {
-        super::wait_for(&self.inner, &id, options, runs::wait_for)
+        super::wait_for(
+            &self.inner,
+            Operation::RunsWaitFor,
+            &id,
+            options,
+            runs::wait_for,
+        )
     }
 }

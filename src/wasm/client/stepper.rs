@@ -11,11 +11,12 @@ use wasm_bindgen::JsCast;
 
 use super::convert::error_to_js;
 use super::ClientState;
+use crate::client::telemetry::{Operation, Resend};
 use crate::client::{
     AnswerMeta, ApiError, Body, Env, Finished, Flow, FlowValue, HttpRequest, LogLevel, LogRecord,
     Method, Read, Step, TransportError,
 };
-use crate::wasm::{interop, platform};
+use crate::wasm::{interop, platform, telemetry};
 
 #[wasm_bindgen(module = "/src/wasm/client/promise.js")]
 extern "C" {
@@ -26,6 +27,7 @@ extern "C" {
         fetch: Option<js_sys::Function>,
         signal: &JsValue,
         list: &JsValue,
+        observation: &JsValue,
     ) -> JsValue;
     #[wasm_bindgen(js_name = failed)]
     fn failed_js(error: &JsValue, paged: bool) -> JsValue;
@@ -123,6 +125,8 @@ pub struct FlowStepper {
     inner: Rc<ClientState>,
     flow: Flow,
     bodies: Bodies,
+    /// Who observes the method (`telemetry.js`), and the trace id of its span for the log lines.
+    observation: Option<(JsValue, Option<String>)>,
 }
 
 /// What the caller handed a method that a request may carry as it is.
@@ -180,23 +184,40 @@ fn share_answer_meta() {
     set_answer_meta(&reader.into_js_value());
 }
 
-/// Starts `flow`: its `APIPromise` (a `PagePromise` when `list` is `{ resource, params, options }`).
+/// Starts `flow`, the method `op`: its `APIPromise` (a `PagePromise` when `list` is `{ resource, params, options }`).
+/// Where a tracer or meter provider listens, the flow is observed from its first step: its records become the
+/// method's spans and metric points (`telemetry.js`), and its log lines carry the span's trace id.
 pub(crate) fn drive(
     inner: &Rc<ClientState>,
-    flow: Flow,
+    mut flow: Flow,
     bodies: Bodies,
     signal: &JsValue,
     list: &JsValue,
+    op: Operation,
 ) -> JsValue {
     share_answer_meta();
+    let observation = telemetry::observe_call(&inner.telemetry, op as u8);
+    let observed = observation.as_ref().map(|observation| {
+        flow.observe();
+        let trace_id = interop::option(observation, "traceId").as_string();
+        (observation.clone(), trace_id)
+    });
     let mut stepper = FlowStepper {
         inner: inner.clone(),
         flow,
         bodies,
+        observation: observed,
     };
     // The first step goes with the handle: one crossing fewer per call.
     let first = stepper.step();
-    drive_js(stepper, first, inner.fetch.clone(), signal, list)
+    drive_js(
+        stepper,
+        first,
+        inner.fetch.clone(),
+        signal,
+        list,
+        &observation.unwrap_or(JsValue::UNDEFINED),
+    )
 }
 
 /// The `APIPromise` of a method refused before any request (bad arguments).
@@ -329,9 +350,36 @@ impl FlowStepper {
         )
     }
 
+    /// Writes the log lines of the last step, and hands an observer the records it left (a reason or failure by
+    /// its place in `telemetry.js`'s lists, 0 for none).
     fn flush(&mut self, elapsed: Option<f64>) {
+        let trace_id = self.observation.as_ref().and_then(|(_, id)| id.as_deref());
         for record in self.flow.take_logs() {
-            self.inner.log(&record, elapsed);
+            self.inner.log(&record, elapsed, trace_id);
+        }
+        let Some((observation, _)) = &self.observation else {
+            return;
+        };
+        if let Some(a) = self.flow.take_attempt() {
+            let (retry_ms, retry_reason) = a
+                .retry
+                .map_or((0.0, 0), |p| (p.ms as f64, p.reason as u8 + 1));
+            telemetry::attempted(
+                observation,
+                a.call,
+                a.number,
+                a.resends,
+                a.resend.map_or(0, Resend::code),
+                a.idempotency_key,
+                a.status.unwrap_or(0),
+                a.failure.map_or(0, |f| f as u8 + 1),
+                retry_ms,
+                retry_reason,
+            );
+        }
+        if let Some(p) = self.flow.take_pause() {
+            let reason = p.reason as u8 + 1;
+            telemetry::attempted(observation, 0, 0, 0, 0, false, 0, 0, p.ms as f64, reason);
         }
     }
 }
@@ -436,8 +484,9 @@ impl ClientState {
     }
 
     /// Writes one log line to the `logger` option or the console; `elapsed` (ms) is appended to the lines of an
-    /// answer. Lines never hold the key, bodies or queries.
-    fn log(&self, record: &LogRecord, elapsed: Option<f64>) {
+    /// answer, and the method's `trace_id` to every line of an observed method. Lines never hold the key, bodies or
+    /// queries.
+    fn log(&self, record: &LogRecord, elapsed: Option<f64>, trace_id: Option<&str>) {
         let method = match record.level {
             LogLevel::Debug => "debug",
             LogLevel::Info => "info",
@@ -448,6 +497,10 @@ impl ClientState {
         if let (Some(ms), true) = (elapsed, crate::text::contains(&record.message, " -> ")) {
             // A whole number of ms (never NaN or negative in practice): integer formatting, no float formatting code.
             line.push_str(&format!(" elapsed_ms={}", ms.round().max(0.0) as u64));
+        }
+        if let Some(id) = trace_id {
+            line.push_str(" trace_id=");
+            line.push_str(id);
         }
         let target = self
             .logger

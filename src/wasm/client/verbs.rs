@@ -5,6 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::checked;
 use super::{simple, DocAuto, Opt};
+use crate::client::telemetry::Operation;
 use crate::client::verbs;
 use crate::client::Goal;
 
@@ -17,9 +18,13 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ExtractParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, verbs::extract_params)
-        })
+        simple(
+            &self.inner,
+            Operation::Extract,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, verbs::extract_params),
+        )
     }
 
     /// `POST /v1/extract/batch`: a saved action over up to 100 documents (always 202). Not resent after a dropped
@@ -30,9 +35,13 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ExtractBatchParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, verbs::extract_batch_params)
-        })
+        simple(
+            &self.inner,
+            Operation::ExtractBatch,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, verbs::extract_batch_params),
+        )
     }
 
     /// `POST /v1/parse`: text and layout of documents.
@@ -42,9 +51,13 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "ParseParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, verbs::parse_params)
-        })
+        simple(
+            &self.inner,
+            Operation::Parse,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, verbs::parse_params),
+        )
     }
 
     /// `POST /v1/redact`: personal data removed.
@@ -54,9 +67,13 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "RedactParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, verbs::redact_params)
-        })
+        simple(
+            &self.inner,
+            Operation::Redact,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, verbs::redact_params),
+        )
     }
 
     /// `POST /v1/fill`: a form filled from `values` or drafted from `files`.
@@ -66,9 +83,13 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "FillParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, verbs::fill_params)
-        })
+        simple(
+            &self.inner,
+            Operation::Fill,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, verbs::fill_params),
+        )
     }
 
     /// `POST /v1/sign`: a signature envelope (202, status `needs_input`).
@@ -78,9 +99,13 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "SignParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, verbs::sign_params)
-        })
+        simple(
+            &self.inner,
+            Operation::Sign,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, verbs::sign_params),
+        )
     }
 
     /// `POST /v1/pipeline`: several capabilities over one file set.
@@ -90,8 +115,12 @@ impl DocAuto {
         #[wasm_bindgen(unchecked_param_type = "PipelineParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "WaitRequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, verbs::pipeline_params)
-        })
+        simple(
+            &self.inner,
+            Operation::Pipeline,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, verbs::pipeline_params),
+        )
     }
 }

@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{checked, string_arg};
 use super::{simple, ClientState, Opt};
+use crate::client::telemetry::Operation;
 use crate::client::webhooks;
 use crate::client::Goal;
 
@@ -30,9 +31,13 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "WebhookCreateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            checked(&body, "params", false, webhooks::create_params)
-        })
+        simple(
+            &self.inner,
+            Operation::WebhooksCreate,
+            options,
+            Goal::Data,
+            &mut || checked(&body, "params", false, webhooks::create_params),
+        )
     }
 
     /// `GET /v1/webhooks`: the saved endpoints, newest first.
@@ -41,9 +46,13 @@ impl WebhooksResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            Ok(webhooks::list())
-        })
+        simple(
+            &self.inner,
+            Operation::WebhooksList,
+            options,
+            Goal::Data,
+            &mut || Ok(webhooks::list()),
+        )
     }
 
     /// `GET /v1/webhooks/:id`: reads an endpoint.
@@ -53,9 +62,13 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            webhooks::retrieve(&string_arg(&id, "id")?)
-        })
+        simple(
+            &self.inner,
+            Operation::WebhooksRetrieve,
+            options,
+            Goal::Data,
+            &mut || webhooks::retrieve(&string_arg(&id, "id")?),
+        )
     }
 
     /// `PATCH /v1/webhooks/:id`: changes an endpoint's `url`, `events` or `disabled`.
@@ -66,10 +79,16 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "WebhookUpdateParams")] body: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            let id = string_arg(&id, "id")?;
-            checked(&body, "params", false, |p| webhooks::update_params(&id, p))
-        })
+        simple(
+            &self.inner,
+            Operation::WebhooksUpdate,
+            options,
+            Goal::Data,
+            &mut || {
+                let id = string_arg(&id, "id")?;
+                checked(&body, "params", false, |p| webhooks::update_params(&id, p))
+            },
+        )
     }
 
     /// `DELETE /v1/webhooks/:id`: removes an endpoint (resolves to `undefined`); runs that name it stop delivering.
@@ -79,9 +98,13 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Void, &mut || {
-            webhooks::delete(&string_arg(&id, "id")?)
-        })
+        simple(
+            &self.inner,
+            Operation::WebhooksDelete,
+            options,
+            Goal::Void,
+            &mut || webhooks::delete(&string_arg(&id, "id")?),
+        )
     }
 
     /// `GET /v1/webhooks/:id/deliveries`: an endpoint's 50 most recent delivery attempts, newest first.
@@ -91,9 +114,13 @@ impl WebhooksResource {
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            webhooks::deliveries(&string_arg(&id, "id")?)
-        })
+        simple(
+            &self.inner,
+            Operation::WebhooksDeliveries,
+            options,
+            Goal::Data,
+            &mut || webhooks::deliveries(&string_arg(&id, "id")?),
+        )
     }
 
     /// `GET /v1/webhooks/jwks.json`: the public keys of webhook signatures (sent without the API key).
@@ -102,8 +129,12 @@ impl WebhooksResource {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: Opt,
     ) -> JsValue {
-        simple(&self.inner, options, Goal::Data, &mut || {
-            Ok(webhooks::jwks())
-        })
+        simple(
+            &self.inner,
+            Operation::WebhooksJwks,
+            options,
+            Goal::Data,
+            &mut || Ok(webhooks::jwks()),
+        )
     }
 }

@@ -40,7 +40,7 @@ use crate::realtime::session::{AudioOrigin, CaptureSource};
 use crate::realtime::{RealtimeError, Session, TranscriberOptions};
 
 /// The options that are JS handles, taken out before the rest is decoded by the core.
-const HANDLE_OPTIONS: [&str; 2] = ["getUrl", "WebSocket"];
+const HANDLE_OPTIONS: [&str; 4] = ["getUrl", "WebSocket", "tracerProvider", "meterProvider"];
 
 /// Live transcription over the service's realtime socket; the server mints the session (with the API key) and hands the
 /// page only its single-use ticket URL.
@@ -125,7 +125,13 @@ impl RealtimeTranscriber {
         let text = interop::plain_options_text(&options, &HANDLE_OPTIONS).map_err(|()| {
             invalid_options(
                 "",
-                "options must be plain data besides getUrl and WebSocket",
+                "options must be plain data besides getUrl, WebSocket, tracerProvider and meterProvider",
+            )
+        })?;
+        let telemetry = crate::wasm::telemetry::providers(&options).map_err(|name| {
+            invalid_options(
+                name,
+                "must be an OpenTelemetry provider (getTracer, getMeter)",
             )
         })?;
         let config = TranscriberOptions::from_json(&text)
@@ -143,6 +149,7 @@ impl RealtimeTranscriber {
                     events,
                     get_url,
                     socket_ctor,
+                    telemetry,
                 },
             ),
         })

@@ -25,8 +25,9 @@ use super::capture::{self, Capture};
 use super::host::{self, EventTargetLike, SocketLike, Timer};
 use crate::realtime::options::{MicrophoneConstraints, TicketUrl};
 use crate::realtime::protocol::{CLOSE_ABNORMAL, CLOSE_NORMAL, MAX_MESSAGE_BYTES};
-use crate::realtime::session::{CaptureSource, Effect, Event, TimerKind, TIMER_KINDS};
-use crate::realtime::{Session, Usage};
+use crate::realtime::session::{CaptureSource, Effect, Event, Record, TimerKind, TIMER_KINDS};
+use crate::realtime::{RealtimeError, Session, Usage};
+use crate::wasm::telemetry;
 
 /// The JS handles given to the constructor.
 pub(super) struct HostHandles {
@@ -36,6 +37,8 @@ pub(super) struct HostHandles {
     pub(super) get_url: Option<Function>,
     /// The WebSocket constructor.
     pub(super) socket_ctor: JsValue,
+    /// The `tracerProvider` and `meterProvider` options (`undefined`: the registered ones).
+    pub(super) telemetry: JsValue,
 }
 
 /// Where the caller's JS values live (the event target with its listeners, `getUrl`, the WebSocket constructor): one
@@ -99,6 +102,8 @@ struct Handles {
     /// The transcriber's JS object while its session is live (`Effect::Retain` to `Effect::Release`): held here, it
     /// cannot be garbage-collected, so wasm-bindgen's finalizer never frees a live session.
     retained: Option<JsValue>,
+    /// The live session's observation (`telemetry.js`), when a tracer or meter provider listens.
+    observation: Option<JsValue>,
 }
 
 /// A transcriber's session, its JS handles and its event target (callbacks hold it weakly).
@@ -110,6 +115,8 @@ pub(super) struct Host {
     session: RefCell<Session>,
     handles: RefCell<Handles>,
     pumping: Cell<bool>,
+    /// The `tracerProvider` and `meterProvider` options (providers, not the caller's callbacks: held here).
+    telemetry: JsValue,
 }
 
 /// The names of the caller's values in [`Kept`].
@@ -212,6 +219,7 @@ impl Host {
             session: RefCell::new(session),
             handles: RefCell::new(Handles::default()),
             pumping: Cell::new(false),
+            telemetry: handles.telemetry,
         })
     }
 
@@ -406,11 +414,28 @@ impl Host {
                     .try_borrow()
                     .ok()
                     .and_then(|o| o.as_ref().and_then(|w| w.deref()));
-                self.handles(|h| h.retained = object.map(JsValue::from));
+                // The session begins: observed from now on where a tracer or meter provider listens.
+                let observation = telemetry::observe_session(&self.telemetry);
+                if observation.is_some() {
+                    if let Ok(mut session) = self.session.try_borrow_mut() {
+                        session.observe();
+                    }
+                }
+                self.handles(|h| {
+                    h.retained = object.map(JsValue::from);
+                    h.observation = observation;
+                });
             }
             Effect::Release => {
-                let object = self.handles(|h| h.retained.take()).flatten();
-                drop(object);
+                let (object, observation) = self
+                    .handles(|h| (h.retained.take(), h.observation.take()))
+                    .unwrap_or_default();
+                drop((object, observation));
+            }
+            Effect::Record(record) => {
+                if let Some(observation) = self.handles(|h| h.observation.clone()).flatten() {
+                    observe(&observation, &record);
+                }
             }
         }
     }
@@ -553,6 +578,35 @@ impl Host {
             self.handles(|h| h.releasing.push(released));
         }
     }
+}
+
+/// Hands a session's record to its observation: its kind (`telemetry.js` reads the same numbers), two numbers, the
+/// error's code and the close reason.
+fn observe(observation: &JsValue, record: &Record) {
+    let (kind, a, b, error, reason) = match record {
+        Record::Opened { reconnected } => (0, f64::from(u8::from(*reconnected)), 0.0, None, ""),
+        Record::Reconnecting {
+            attempt,
+            delay_ms,
+            error,
+        } => (1, f64::from(*attempt), *delay_ms as f64, Some(error), ""),
+        Record::Paused => (2, 0.0, 0.0, None, ""),
+        Record::Resumed => (3, 0.0, 0.0, None, ""),
+        Record::Closed {
+            code,
+            reason,
+            error,
+            sent_ms,
+        } => (
+            4,
+            f64::from(*code),
+            *sent_ms as f64,
+            error.as_ref(),
+            reason.as_str(),
+        ),
+    };
+    let code = error.map_or("", RealtimeError::code);
+    telemetry::session_record(observation, kind, a, b, code, reason);
 }
 
 /// A socket event handler feeding the host while it lives.

@@ -14,8 +14,9 @@ use super::dedupe::new_token;
 use super::{invalid_options, promise, VerifierState};
 use crate::wasm::interop;
 use crate::wasm::platform::{self, AbortControllerLike};
+use crate::wasm::telemetry::{self, delivery};
 use crate::webhook::dedupe::Claim;
-use crate::webhook::handle::{refused_status, Handling, Outcome, Step};
+use crate::webhook::handle::{refused_status, Handling, Outcome, Record, Step};
 use crate::webhook::{ErrorCode, EventIds};
 
 /// A step of the store.
@@ -74,19 +75,34 @@ impl VerifierState {
                 ))
             }
         };
-        let (ids, event) = match self.read_input(&input).await {
-            Ok((body, header)) => match self.verified(body, header).await {
-                Ok(verified) => verified,
-                Err(e) => return refusal(e),
-            },
-            Err(e) => return refusal(e),
+        let observation = telemetry::observe_delivery(&self.telemetry, "handle");
+        let observed = observation.is_some();
+        let observation = observation.unwrap_or(JsValue::UNDEFINED);
+        let verified = match self.read_input(&input).await {
+            Ok((body, header)) => self.verified(body, header).await,
+            Err(e) => Err(e),
         };
+        let (ids, event) = match verified {
+            Ok(verified) => verified,
+            Err(e) => {
+                if observed {
+                    telemetry::observed(&observation, delivery::REFUSED, &e);
+                }
+                return refusal(e);
+            }
+        };
+        if observed {
+            telemetry::observed(&observation, delivery::EVENT, &event);
+        }
         let report = |error: &JsValue, stage: Stage| {
             report(on_error.as_ref(), error, &event, &ids, stage);
         };
         let id = ids.event_id.as_str();
         let token = new_token();
         let mut h = Handling::new(self.claim_ttl, self.dedupe.kind());
+        if observed {
+            h.observe();
+        }
         let controller = AbortControllerLike::new_abort_controller().ok();
         let mut settled = Promise::resolve(&JsValue::UNDEFINED);
         let mut last_renew_error = JsValue::UNDEFINED;
@@ -95,6 +111,9 @@ impl VerifierState {
         loop {
             let now = platform::now_seconds();
             let step = h.next(now);
+            if observed {
+                observe_record(&observation, &mut h);
+            }
             let mut sleep = None;
             let waited = match step {
                 Step::Claim => self.store_step(Op::Claim, id, &token),
@@ -106,9 +125,13 @@ impl VerifierState {
                         .as_ref()
                         .map_or(JsValue::UNDEFINED, AbortControllerLike::signal);
                     let context = platform::object(&[("signal", signal)]);
-                    let started = handler
-                        .call2(&JsValue::UNDEFINED, &event, &context)
-                        .unwrap_or_else(|e| Promise::reject(&e).into());
+                    let started = if observed {
+                        telemetry::run_handler(&observation, &handler, &event, &context)
+                    } else {
+                        handler
+                            .call2(&JsValue::UNDEFINED, &event, &context)
+                            .unwrap_or_else(|e| Promise::reject(&e).into())
+                    };
                     // A promise of the handler's `[true, value]` or `[false, error]`: a timer's `undefined` is not one.
                     settled = interop::outcome(&started);
                     continue;
@@ -135,6 +158,13 @@ impl VerifierState {
                 Step::Respond(outcome) => {
                     if h.mark_failed() && !last_mark_error.is_undefined() {
                         report(&last_mark_error, Stage::Mark);
+                    }
+                    if observed {
+                        telemetry::observed(
+                            &observation,
+                            delivery::ANSWERED + outcome as u8,
+                            &outcome.status().into(),
+                        );
                     }
                     return answer(outcome, id);
                 }
@@ -185,6 +215,9 @@ impl VerifierState {
                 }
                 _ => {}
             }
+            if observed {
+                observe_record(&observation, &mut h);
+            }
         }
     }
 
@@ -232,6 +265,25 @@ impl VerifierState {
         let body = interop::try_option(input, "body").map_err(|()| not_input())?;
         Ok((self.bounded_body(&body)?, header))
     }
+}
+
+/// Hands an observed delivery the record the handling's last step or report left: its place in `telemetry.js`'s
+/// table after [`delivery::RECORD`] (the dedupe decisions first, then the others in [`Record`]'s order).
+fn observe_record(observation: &JsValue, h: &mut Handling) {
+    let Some(record) = h.take_record() else {
+        return;
+    };
+    let (place, released) = match record {
+        Record::Dedupe(d) => (d as u8, None),
+        Record::Renewed => (4, None),
+        Record::RenewalFailed => (5, None),
+        Record::LeaseLost => (6, None),
+        Record::MarkRetried => (7, None),
+        Record::MarkFailed => (8, None),
+        Record::Released(ok) => (9, Some(ok)),
+    };
+    let value = released.map_or(JsValue::UNDEFINED, JsValue::from);
+    telemetry::observed(observation, delivery::RECORD + place, &value);
 }
 
 /// The answer to a delivery that failed verification: 400, 413 or 503 with `{ "error": code }`. A caller's mistake

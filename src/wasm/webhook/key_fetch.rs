@@ -12,6 +12,7 @@ use super::body_limit::read_capped;
 use super::VerifierState;
 use crate::wasm::interop;
 use crate::wasm::platform::{self, MessageLike};
+use crate::wasm::telemetry::{self, delivery};
 use crate::webhook::body_limit::MAX_JWKS_BYTES;
 use crate::webhook::jwk::PublicKey;
 use crate::webhook::key_fetch::{FlightId, KeySearch, KeyStep};
@@ -96,7 +97,20 @@ impl VerifierState {
         let mut report = None;
         let reported = Promise::new(&mut |resolve, _reject| report = Some(resolve));
         *self.flight.borrow_mut() = Some((flight, reported));
+        let observation = self
+            .jwks_url
+            .as_deref()
+            .and_then(|url| telemetry::observe_key_fetch(&self.telemetry, url));
         let result = self.fetch_keys().await;
+        if let Some(observation) = &observation {
+            match &result {
+                Ok(status) => {
+                    telemetry::observed(observation, delivery::FETCHED, &(*status).into())
+                }
+                Err(e) => telemetry::observed(observation, delivery::FETCH_FAILED, e),
+            }
+        }
+        let result = result.map(|_| ());
         self.gate.borrow_mut().finish(flight);
         let mut current = self.flight.borrow_mut();
         if current.as_ref().is_some_and(|(id, _)| *id == flight) {
@@ -122,7 +136,8 @@ impl VerifierState {
         JsFuture::from(wait).await.ok().and_then(|v| v.as_bool())
     }
 
-    async fn fetch_keys(&self) -> Result<(), JsValue> {
+    /// Fetches the key set into the cache: the answer's status.
+    async fn fetch_keys(&self) -> Result<u16, JsValue> {
         let unavailable = || interop::webhook_error(JWKS_UNAVAILABLE);
         let url = self.jwks_url.clone().ok_or_else(unavailable)?;
         // The clock first: a `now` function of the caller's may call this verifier again.
@@ -164,6 +179,6 @@ impl VerifierState {
             .on_response(now, status, cache_control.as_deref(), &bytes)
             .map_err(interop::webhook_error)?;
         self.hosts.clear();
-        Ok(())
+        Ok(status)
     }
 }

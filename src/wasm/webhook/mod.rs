@@ -27,6 +27,7 @@ use self::dedupe::{event_id_of, set_claim, Dedupe};
 use super::host_crypto::{self, Call, HostCrypto, PendingAnswer};
 use super::interop::{self, RawBody};
 use super::platform::{self, MessageLike};
+use super::telemetry::{self, delivery};
 use crate::json::Json;
 use crate::webhook::body_limit::check_declared;
 use crate::webhook::claims::{precheck, sha256, Prechecked};
@@ -62,6 +63,8 @@ struct VerifierState {
     claim_ttl: f64,
     /// The claims `verify` took and holds (their tokens fence `markProcessed`, `renewClaim`, `releaseClaim`).
     held: RefCell<HeldClaims>,
+    /// The `tracerProvider` and `meterProvider` options (`undefined` when neither is given: the registered ones).
+    telemetry: JsValue,
 }
 
 /// Verifies the API's signed webhooks (ES256 JWS in `x-svc-signature`) against its JWKS.
@@ -97,6 +100,69 @@ fn dedupe_option(dedupe: JsValue) -> Result<Dedupe, JsValue> {
 }
 
 impl WebhookVerifier {
+    /// `verify` without its observation: the promise of the event.
+    fn verify_delivery(&self, raw_body: JsValue, signature_header: JsValue) -> Promise {
+        let header = match signature_text(&signature_header) {
+            Ok(header) => header,
+            Err(e) => return rejected(e),
+        };
+        let token = match jws::parse_compact(&header) {
+            Ok(token) => token,
+            Err(e) => return rejected(interop::webhook_error(e)),
+        };
+        let body = match self.inner.bounded_body(&raw_body) {
+            Ok(body) => body,
+            Err(e) => return rejected(e),
+        };
+        // WebCrypto answering for a key the verifier holds (its import started at its first use, so the first
+        // delivery takes this path too): asked first, so that it checks the signature (on another thread in a
+        // browser) while the claims are read and the body hashed here (by WebCrypto beside the check, on the
+        // delivery that starts the key's import); its Promise is then continued with the core's checks, without a
+        // Rust future. The verdicts are still taken in the core's order.
+        if let Some((key, pending)) = self.inner.pending_answer(&token, &body) {
+            let early = self.inner.early(&token, &body, !pending.digests());
+            let token = token.into_owned();
+            let inner = self.inner.clone();
+            let finish = Closure::once_into_js(move |answer: JsValue| {
+                let (verdict, digest) = host_crypto::settled(&answer);
+                inner.finish(&key, &token, verdict, digest, &body, early)
+            });
+            return pending
+                .into_promise()
+                .unchecked_into::<platform::PromiseLike>()
+                .then_both(&finish, &finish);
+        }
+        self.verify_otherwise(&token, body, &header)
+    }
+
+    /// `verifySync` without its observation.
+    fn verify_now_sync(
+        &self,
+        raw_body: JsValue,
+        signature_header: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let header = signature_text(&signature_header)?;
+        // Shape first, before the body is sized or copied; the core decides the rest.
+        let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
+        let body = self.inner.bounded_body(&raw_body)?;
+        let window = self.inner.window()?;
+        let (ids, event) = {
+            let cache = self.inner.cache.borrow();
+            let keys = cache.keys().ok_or_else(|| {
+                interop::webhook_failure(
+                    ErrorCode::KeysNotLoaded,
+                    "no key set is held yet: use verify(), or refreshKeys() first",
+                )
+            })?;
+            let key = keys
+                .get(token.kid())
+                .ok_or_else(|| interop::webhook_error(UNKNOWN_KEY))?;
+            let answer = self.inner.hosts.answer_now(Call::Sync, key, &token);
+            self.inner.check(key, &token, answer, &body, window)?
+        };
+        self.inner.flag_duplicate_sync(event, &ids, window.now)
+    }
+
     /// `verify` where WebCrypto is not the host waited for: a host that answers at once (settled here, without a
     /// Rust future), or the asynchronous path (a key set to fetch, a store's claim, WebCrypto for a key not held).
     #[inline(never)]
@@ -110,6 +176,14 @@ impl WebhookVerifier {
         let inner = self.inner.clone();
         let header = header.to_owned();
         promise(async move { inner.verify(body, header).await })
+    }
+}
+
+/// The promise of a verification's result, which first ends the delivery's span when someone observes it.
+fn observe_settling(observation: Option<JsValue>, verified: Promise) -> Promise {
+    match observation {
+        None => verified,
+        Some(observation) => telemetry::settling(&observation, &verified),
     }
 }
 
@@ -140,7 +214,7 @@ impl WebhookVerifier {
         let now = read("now")?;
         let now_fn = interop::function_option(&now);
         let handles: &[&str] = if now_fn.is_some() {
-            &["fetch", "dedupe", "now"]
+            &["fetch", "dedupe", "tracerProvider", "meterProvider", "now"]
         } else {
             &options::HANDLES
         };
@@ -150,8 +224,11 @@ impl WebhookVerifier {
             || jwks
                 .dyn_ref::<js_sys::JsString>()
                 .is_some_and(|s| !s.is_valid_utf16());
-        let not_data =
-            || invalid_options("options must be plain data besides fetch, dedupe and now");
+        let not_data = || {
+            invalid_options(
+                "options must be plain data besides fetch, dedupe, now, tracerProvider and meterProvider",
+            )
+        };
         let mut data = if jwks_apart {
             interop::plain_options_json(&options, &[handles, &["jwks"]].concat())
         } else {
@@ -191,6 +268,11 @@ impl WebhookVerifier {
         } else {
             dedupe_option(dedupe)?
         };
+        let telemetry = telemetry::providers(&options).map_err(|_| {
+            invalid_options(
+                "tracerProvider and meterProvider must be OpenTelemetry providers (getTracer, getMeter)",
+            )
+        })?;
 
         Ok(Self {
             inner: Rc::new(VerifierState {
@@ -208,6 +290,7 @@ impl WebhookVerifier {
                 dedupe,
                 claim_ttl: config.claim_ttl,
                 held: RefCell::new(HeldClaims::default()),
+                telemetry,
             }),
         })
     }
@@ -221,37 +304,9 @@ impl WebhookVerifier {
         #[wasm_bindgen(js_name = signatureHeader, unchecked_param_type = "string | null | undefined")]
         signature_header: JsValue,
     ) -> Promise {
-        let header = match signature_text(&signature_header) {
-            Ok(header) => header,
-            Err(e) => return rejected(e),
-        };
-        let token = match jws::parse_compact(&header) {
-            Ok(token) => token,
-            Err(e) => return rejected(interop::webhook_error(e)),
-        };
-        let body = match self.inner.bounded_body(&raw_body) {
-            Ok(body) => body,
-            Err(e) => return rejected(e),
-        };
-        // WebCrypto answering for a key the verifier holds (its import started at its first use, so the first
-        // delivery takes this path too): asked first, so that it checks the signature (on another thread in a
-        // browser) while the claims are read and the body hashed here (by WebCrypto beside the check, on the
-        // delivery that starts the key's import); its Promise is then continued with the core's checks, without a
-        // Rust future. The verdicts are still taken in the core's order.
-        if let Some((key, pending)) = self.inner.pending_answer(&token, &body) {
-            let early = self.inner.early(&token, &body, !pending.digests());
-            let token = token.into_owned();
-            let inner = self.inner.clone();
-            let finish = Closure::once_into_js(move |answer: JsValue| {
-                let (verdict, digest) = host_crypto::settled(&answer);
-                inner.finish(&key, &token, verdict, digest, &body, early)
-            });
-            return pending
-                .into_promise()
-                .unchecked_into::<platform::PromiseLike>()
-                .then_both(&finish, &finish);
-        }
-        self.verify_otherwise(&token, body, &header)
+        let observation = telemetry::observe_delivery(&self.inner.telemetry, "verify");
+        let verified = self.verify_delivery(raw_body, signature_header);
+        observe_settling(observation, verified)
     }
 
     /// Verifies a Fetch API `Request`: reads its raw bytes and its `x-svc-signature` header.
@@ -260,11 +315,13 @@ impl WebhookVerifier {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Request")] request: JsValue,
     ) -> Promise {
+        let observation = telemetry::observe_delivery(&self.inner.telemetry, "verifyRequest");
         let inner = self.inner.clone();
-        promise(async move {
+        let verified = promise(async move {
             let (body, header) = inner.read_request(&request).await?;
             inner.verify(body, header).await
-        })
+        });
+        observe_settling(observation, verified)
     }
 
     /// Verifies synchronously with keys already held (static keys, or a key set fetched earlier): the signature is
@@ -278,26 +335,15 @@ impl WebhookVerifier {
         #[wasm_bindgen(js_name = signatureHeader, unchecked_param_type = "string | null | undefined")]
         signature_header: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let header = signature_text(&signature_header)?;
-        // Shape first, before the body is sized or copied; the core decides the rest.
-        let token = jws::parse_compact(&header).map_err(interop::webhook_error)?;
-        let body = self.inner.bounded_body(&raw_body)?;
-        let window = self.inner.window()?;
-        let (ids, event) = {
-            let cache = self.inner.cache.borrow();
-            let keys = cache.keys().ok_or_else(|| {
-                interop::webhook_failure(
-                    ErrorCode::KeysNotLoaded,
-                    "no key set is held yet: use verify(), or refreshKeys() first",
-                )
-            })?;
-            let key = keys
-                .get(token.kid())
-                .ok_or_else(|| interop::webhook_error(UNKNOWN_KEY))?;
-            let answer = self.inner.hosts.answer_now(Call::Sync, key, &token);
-            self.inner.check(key, &token, answer, &body, window)?
-        };
-        self.inner.flag_duplicate_sync(event, &ids, window.now)
+        let observation = telemetry::observe_delivery(&self.inner.telemetry, "verifySync");
+        let verified = self.verify_now_sync(raw_body, signature_header);
+        if let Some(observation) = &observation {
+            match &verified {
+                Ok(event) => telemetry::observed(observation, delivery::VERIFIED, event),
+                Err(error) => telemetry::observed(observation, delivery::REFUSED, error),
+            }
+        }
+        verified
     }
 
     /// The keys held now, as a JWKS document (`{ keys: [] }` before the first fetch).

@@ -22,7 +22,12 @@
 // Prints a line per shape, one JSON line for `cargo xtask bench`: BENCH {"bench":"client","rounds":N,"shapes":[{shape,
 // name, us:{docauto,openai,raw}, vs_openai:{median,min,max}, vs_raw:{median,min,max}, openai_vs_raw}...]}, and a
 // markdown table between `<!-- table -->` and `<!-- /table -->`.
-// Usage: node tests/js/client/bench.mjs [rounds=15] [scale=1] (scale multiplies the calls per round)
+// With `--otel`, a fourth side: docauto given the OpenTelemetry JS SDK's tracer and meter providers (a
+// BasicTracerProvider whose SimpleSpanProcessor hands every span to an exporter that drops it, a MeterProvider with a
+// reader), so that every call makes its spans and metric points; no provider is registered globally, so the plain
+// docauto side is the package with nobody listening, in the same run. Each shape gets `otel_vs_docauto` (the observed
+// client's time over the plain one's, median and min to max over the rounds), and the table a column of it.
+// Usage: node tests/js/client/bench.mjs [rounds=15] [scale=1] [--otel] (scale multiplies the calls per round)
 import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
 import { AbstractPage } from "openai/core/pagination";
@@ -30,8 +35,10 @@ import { VERSION as OPENAI_VERSION } from "openai/version";
 import { loadSdk, KEY } from "./harness.mjs";
 import { schema20k, startBenchServer } from "./bench-server.mjs";
 
-const ROUNDS = Number(process.argv[2] ?? 15);
-const SCALE = Number(process.argv[3] ?? 1);
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const OTEL = process.argv.includes("--otel");
+const ROUNDS = Number(args[0] ?? 15);
+const SCALE = Number(args[1] ?? 1);
 const PAGES = 5;
 const PAGE_ITEMS = 100;
 
@@ -42,6 +49,21 @@ const median = (xs) => {
   const mid = Math.floor(s.length / 2);
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 };
+
+/**
+ * The OpenTelemetry JS SDK's providers for the `--otel` side: every span processed and handed to an exporter that
+ * drops it, every metric point recorded (read only at the end). Given as options: nothing is registered globally.
+ */
+async function otelProviders() {
+  const { BasicTracerProvider, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
+  const { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, AggregationTemporality } = await import("@opentelemetry/sdk-metrics");
+  const dropping = { export: (spans, done) => done({ code: 0 }), shutdown: async () => {}, forceFlush: async () => {} };
+  const reader = new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 });
+  return {
+    tracerProvider: new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(dropping)] }),
+    meterProvider: new MeterProvider({ readers: [reader] }),
+  };
+}
 
 /** openai-node's cursor page for this API: `{ data, has_more, cursor }`, the next page asked with `?cursor=`. */
 class RunsPage extends AbstractPage {
@@ -94,6 +116,7 @@ const server = await startBenchServer(PAGES, PAGE_ITEMS);
 try {
   const base = server.url;
   const client = new sdk.DocAuto({ apiKey: KEY, baseUrl: base, logLevel: "off" });
+  const observed = OTEL ? new sdk.DocAuto({ apiKey: KEY, baseUrl: base, logLevel: "off", ...(await otelProviders()) }) : undefined;
   const peer = new OpenAI({ apiKey: KEY, baseURL: `${base}/v1`, maxRetries: 2 });
   // What a Stainless SDK of an API with idempotency keys sets (openai-node's own API has none).
   peer.idempotencyHeader = "idempotency-key";
@@ -115,6 +138,7 @@ try {
       key: "get",
       calls: 120,
       docauto: () => client.runs.retrieve("exr_get"),
+      otel: () => observed.runs.retrieve("exr_get"),
       openai: () => peer.get("/runs/exr_get"),
       raw: () => rawJson(`${base}/v1/runs/exr_get`, { headers }),
       check: (r) => r.status === "processed",
@@ -124,6 +148,7 @@ try {
       key: "post",
       calls: 100,
       docauto: () => client.configs.create("extract", configParams()),
+      otel: () => observed.configs.create("extract", configParams()),
       openai: () => peer.post("/extract/configs", { body: configParams() }),
       raw: () =>
         rawJson(`${base}/v1/extract/configs`, {
@@ -138,6 +163,7 @@ try {
       key: "wait",
       calls: 100,
       docauto: () => client.runs.waitFor(pollId()),
+      otel: () => observed.runs.waitFor(pollId()),
       openai: async () => {
         const id = pollId();
         for (;;) {
@@ -163,6 +189,11 @@ try {
         for await (const run of client.runs.list()) items += run.id ? 1 : 0;
         return items;
       },
+      otel: async () => {
+        let items = 0;
+        for await (const run of observed.runs.list()) items += run.id ? 1 : 0;
+        return items;
+      },
       openai: async () => {
         let items = 0;
         for await (const run of peer.getAPIList("/runs", RunsPage)) items += run.id ? 1 : 0;
@@ -182,7 +213,7 @@ try {
     },
   ];
 
-  const SIDES = ["docauto", "openai", "raw"];
+  const SIDES = OTEL ? ["docauto", "openai", "raw", "otel"] : ["docauto", "openai", "raw"];
   const results = [];
   for (const shape of shapes) {
     const sides = SIDES.map((s) => shape[s]);
@@ -208,6 +239,7 @@ try {
       vsOpenai: spread(rounds.map(([d, o]) => d / o)),
       vsRaw: spread(rounds.map(([d, , w]) => d / w)),
       openaiVsRaw: median(rounds.map(([, o, w]) => o / w)),
+      otelVsDocauto: OTEL ? spread(rounds.map(([d, , , s]) => s / d)) : undefined,
       dropped: dropped.reduce((a, b) => a + b, 0) / dropped.length,
     };
     results.push(result);
@@ -215,7 +247,10 @@ try {
       `${shape.name}: docauto ${result.us.docauto.toFixed(0)} us, openai-node ${result.us.openai.toFixed(0)} us, raw ${result.us.raw.toFixed(0)} us; ` +
         `docauto/openai-node ${result.vsOpenai.median.toFixed(3)} (${result.vsOpenai.min.toFixed(3)} to ${result.vsOpenai.max.toFixed(3)}), ` +
         `docauto/raw ${result.vsRaw.median.toFixed(3)} (${result.vsRaw.min.toFixed(3)} to ${result.vsRaw.max.toFixed(3)}); ` +
-        `${(result.dropped * 100).toFixed(1)} % of turns left out`,
+        `${(result.dropped * 100).toFixed(1)} % of turns left out` +
+        (OTEL
+          ? `; with an SDK ${result.us.otel.toFixed(0)} us, with/without ${result.otelVsDocauto.median.toFixed(3)} (${result.otelVsDocauto.min.toFixed(3)} to ${result.otelVsDocauto.max.toFixed(3)})`
+          : ""),
     );
   }
 
@@ -224,12 +259,12 @@ try {
   const lines = [
     `\`node tests/js/client/bench.mjs ${ROUNDS} ${SCALE}\`: Node ${process.version}, openai ${OPENAI_VERSION}, one local \`node:http\` server in a child process; wall time per call, median of ${ROUNDS} interleaved rounds; a turn with a call over 4 times its side's median left out for all sides (${(100 * results.reduce((a, r) => a + r.dropped, 0) / results.length).toFixed(1)} % of turns); ratios are docauto's time over the peer's, median and min to max over the rounds (below 1 docauto is faster).`,
     "",
-    "| shape | docauto | openai-node | raw `fetch` | docauto / openai-node | docauto / raw `fetch` | openai-node / raw `fetch` |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
+    `| shape | docauto | openai-node | raw \`fetch\` | docauto / openai-node | docauto / raw \`fetch\` | openai-node / raw \`fetch\` |${OTEL ? " docauto with an SDK | with / without an SDK |" : ""}`,
+    `| --- | --- | --- | --- | --- | --- | --- |${OTEL ? " --- | --- |" : ""}`,
     ...results.map(
       (r) =>
         `| ${r.shape} | ${r.us.docauto.toFixed(0)} us | ${r.us.openai.toFixed(0)} us | ${r.us.raw.toFixed(0)} us | ${ratio(r.vsOpenai)} | ` +
-        `${ratio(r.vsRaw)} | ${f(r.openaiVsRaw)} |`,
+        `${ratio(r.vsRaw)} | ${f(r.openaiVsRaw)} |${OTEL ? ` ${r.us.otel.toFixed(0)} us | ${ratio(r.otelVsDocauto)} |` : ""}`,
     ),
   ];
   console.log(
@@ -244,6 +279,7 @@ try {
         vs_openai: r.vsOpenai,
         vs_raw: r.vsRaw,
         openai_vs_raw: r.openaiVsRaw,
+        ...(OTEL ? { otel_vs_docauto: r.otelVsDocauto } : {}),
       })),
     })}`,
   );

@@ -47,6 +47,11 @@ const SCRIPTS: &[(&str, &[&str], u64)] = &[
         300,
     ),
     (
+        "telemetry: spans and metrics with the OpenTelemetry SDK",
+        &["tests/js/telemetry/runtimes.mjs", "--only", "node"],
+        120,
+    ),
+    (
         "docs: the blocks that run in Node",
         &["tests/docs/run.mjs", "--only", "node"],
         300,
