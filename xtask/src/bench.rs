@@ -34,6 +34,9 @@ const CLIENT_VS_OPENAI: f64 = 0.90;
 /// The client's time per call against raw `fetch` + `response.json()`, for the shapes that have a target.
 const CLIENT_VS_RAW: [(&str, f64); 2] = [("get", 1.10), ("post", 1.25)];
 /// The client benchmark's shapes: the key of its `BENCH` line and the name its table gives.
+/// The summary's row of the client observed by an OpenTelemetry SDK.
+const OBSERVED_ROW: &str =
+    "get, post, wait and list with an OpenTelemetry SDK listening (every span exported, metrics recorded)";
 const CLIENT_SHAPES: [(&str, &str); 4] = [
     ("get", "GET a run"),
     ("post", "POST a config (20 KB schema)"),
@@ -191,8 +194,8 @@ pub fn bench(write: bool) -> Result<(), String> {
         Err(e) => Run::skipped(format!("node {}", args.join(" ")), e),
     };
 
-    step("node tests/js/client/bench.mjs (client vs openai-node and raw fetch, four shapes, one local server)");
-    let client = Run::node(&r, &["tests/js/client/bench.mjs"], &[]);
+    step("node tests/js/client/bench.mjs 15 1 --otel (client vs openai-node and raw fetch, and observed by an OpenTelemetry SDK; four shapes, one local server)");
+    let client = Run::node(&r, &["tests/js/client/bench.mjs", "15", "1", "--otel"], &[]);
     step("node tests/js/realtime/bench.mjs (resample + encode one second of 48 kHz audio)");
     let realtime = Run::node(&r, &["tests/js/realtime/bench.mjs"], &[]);
     step("node tests/js/realtime/browser-bench.mjs (Chromium: start() to open and first partial, capture CPU)");
@@ -775,6 +778,32 @@ fn summary(runs: &Runs, machine: &Machine) -> String {
             None => blank(name),
         });
     }
+    // The same calls with an OpenTelemetry SDK listening (the bench's `--otel` side): the cost of being observed.
+    let observed: Vec<(&str, f64, f64)> = CLIENT_SHAPES
+        .iter()
+        .filter_map(|(key, _)| {
+            let s = shapes.iter().find(|s| s.str(&["shape"]) == Some(*key))?;
+            Some((
+                *key,
+                s.num(&["us", "otel"])?,
+                s.num(&["otel_vs_docauto", "median"])?,
+            ))
+        })
+        .collect();
+    rows.push(if observed.len() == CLIENT_SHAPES.len() {
+        let times: Vec<String> = observed
+            .iter()
+            .map(|(key, us, _)| format!("{key} {us:.0} us"))
+            .collect();
+        let ratios: Vec<String> = observed.iter().map(|(_, _, r)| ratio(*r)).collect();
+        format!(
+            "| {OBSERVED_ROW} | {} | the same calls, no SDK | {} |",
+            times.join(", "),
+            ratios.join(", ")
+        )
+    } else {
+        blank(OBSERVED_ROW)
+    });
 
     rows.push(
         "| **The emulator in-process** (`createEmulator`), against the native binary over HTTP | | native binary | |"
