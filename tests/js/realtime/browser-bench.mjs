@@ -16,6 +16,7 @@ import { readFileSync, readdirSync, existsSync, rmSync } from "node:fs";
 import { join, normalize, dirname } from "node:path";
 import { once } from "node:events";
 import { sdkLocation, startEmulator, createSession, speechWav, runner } from "./harness.mjs";
+import { launchChromium } from "../chromium.mjs";
 
 const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
 const CAPTURE_MS = 8_000;
@@ -23,7 +24,6 @@ const CAPTURE_MS = 8_000;
 const PAGE = (sdk) => `<!doctype html><meta charset="utf-8"><title>realtime bench</title>
 <script type="module">
 import { RealtimeTranscriber } from "/sdk/${sdk.entry}";
-import { launchChromium } from "../chromium.mjs";
 const mint = async () => (await fetch("/session", { method: "POST" })).json();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** A socket that opens at once and drops what it is sent: the capture path without the network. */
