@@ -367,6 +367,23 @@ async function runServer(b, ctx, runtime) {
   }
 }
 
+/**
+ * Runs `fn` with this process's console silenced: an example run in this process (a route handler, an edge route)
+ * prints what it handles, which is the example's output, not the report's.
+ */
+async function quietly(fn) {
+  const saved = {};
+  for (const level of ["log", "info", "warn", "error", "debug"]) {
+    saved[level] = console[level];
+    console[level] = () => {};
+  }
+  try {
+    return await fn();
+  } finally {
+    Object.assign(console, saved);
+  }
+}
+
 /** A Next.js-style route module: its `POST(request)` called with each delivery, in this process. */
 async function runRouteHandler(b, ctx) {
   const file = join(OUT, "run", `${slug(b)}.mjs`);
@@ -377,10 +394,10 @@ async function runRouteHandler(b, ctx) {
     const mod = await import(pathToFileURL(file).href);
     const handler = mod.POST;
     if (typeof handler !== "function") throw new Error("the module exports no POST(request)");
-    await exerciseDeliveries(b.directive.attrs.deliveries ?? "verify", async (body, token) => {
+    await quietly(() => exerciseDeliveries(b.directive.attrs.deliveries ?? "verify", async (body, token) => {
       const res = await handler(new Request("https://app.example/api/webhooks", { method: "POST", headers: { "x-svc-signature": token }, body }));
       return { status: res.status, text: await res.text() };
-    }, ctx.signed);
+    }, ctx.signed));
   } finally {
     await stop();
   }
@@ -406,10 +423,10 @@ addEventListener("fetch", (event) => event.respondWith(route.POST(event.request)
       initialCode: code,
       extend: (context) => Object.assign(context, { process: { env } }),
     });
-    await exerciseDeliveries(b.directive.attrs.deliveries ?? "verify", async (body, token) => {
+    await quietly(() => exerciseDeliveries(b.directive.attrs.deliveries ?? "verify", async (body, token) => {
       const res = await runtime.dispatchFetch("https://app.example/api/webhooks", { method: "POST", headers: { "x-svc-signature": token }, body });
       return { status: res.status, text: await res.text() };
-    }, ctx.signed);
+    }, ctx.signed));
   } finally {
     await stop();
   }
@@ -436,6 +453,11 @@ async function runWorker(b, ctx) {
     ...(durableObjects ? { durableObjects } : {}),
     ...(attrs.d1 ? { d1Databases: attrs.d1.split(",") } : {}),
     ...(attrs.kv ? { kvNamespaces: attrs.kv.split(",") } : {}),
+    // What the Worker prints is the example's, not the test's: kept out of the report (its verdicts say enough).
+    handleRuntimeStdio(stdout, stderr) {
+      stdout.resume();
+      stderr.resume();
+    },
   });
   try {
     await exerciseDeliveries(attrs.deliveries ?? "verify", async (body, token) => {
@@ -693,7 +715,7 @@ async function main() {
   try {
     // Each block's verdict, printed in the documents' order once all have run. Blocks run three at a time (most
     // of their time is spent waiting on a process, a browser or a timer); the ones that run inside this process
-    // (route handlers: they set process.env) run alone, after the others.
+    // (route handlers and edge routes: they set process.env and silence the console) run alone, after the others.
     const verdicts = new Map();
     const jobs = [];
     const typed = new Map();
@@ -726,7 +748,7 @@ async function main() {
       }
       typed.set(b, errors);
     };
-    const alone = new Set(["route-handler"]);
+    const alone = new Set(["route-handler", "edge"]);
     const shared = jobs.filter((b) => !alone.has(b.directive.kind));
     const width = Number(process.env.DOCS_CONCURRENCY ?? 3);
     await Promise.all(
