@@ -19,6 +19,7 @@ import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { blocksOf } from "./blocks.mjs";
 import { CONTEXTS, ENV_OF_KIND, TSCONFIG } from "./contexts.mjs";
 import { checkLinks } from "./links.mjs";
+import { freePort } from "../js/common.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** This run's folder: runs side by side (two writers' checks) never share files. Removed at the end. */
@@ -75,14 +76,6 @@ function startProcess(cmd, args, { env = {}, cwd = OUT } = {}) {
         child.kill("SIGKILL");
       }),
   };
-}
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 /** Waits until something answers HTTP on `port` (any status), or the process ends, or 30 s pass. */
