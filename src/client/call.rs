@@ -748,7 +748,14 @@ impl Call {
                     ms: delay_ms,
                     reason,
                 });
-                self.log(LogLevel::Warn, |label| {
+                // `output_not_ready` is the service saying a produced file is still being registered: an expected
+                // wait of every download right after its run, not a fault worth a warning.
+                let level = if err.code == "output_not_ready" {
+                    LogLevel::Debug
+                } else {
+                    LogLevel::Warn
+                };
+                self.log(level, |label| {
                     let status = err.status.map(|s| format!("{s} ")).unwrap_or_default();
                     format!(
                         "{label} failed with {status}{}; retrying in {delay_ms} ms",

@@ -608,6 +608,36 @@ fn default_log_level_reports_retries_but_not_attempts() {
 }
 
 #[test]
+fn waiting_out_output_not_ready_is_logged_at_debug_not_warn() {
+    let not_ready = r#"{"code":"output_not_ready","message":"still registering","retryable":true}"#;
+    let mut call = retrieve_call();
+    let _ = call.next();
+    call.on_response(409, &[], not_ready, env());
+    assert!(
+        call.take_logs().is_empty(),
+        "an expected wait stays out of the default (warn) log"
+    );
+
+    let mut cfg = config();
+    cfg.log_level = LogLevel::Debug;
+    let mut call = Call::new(
+        &cfg,
+        runs::retrieve("exr_1").unwrap(),
+        &CallOptions::default(),
+        [0; 16],
+    )
+    .unwrap();
+    let _ = call.next();
+    call.on_response(409, &[], not_ready, env());
+    let logs = call.take_logs();
+    let retry = logs
+        .iter()
+        .find(|l| l.message.contains("retrying in"))
+        .expect("the retry is logged");
+    assert_eq!(retry.level, LogLevel::Debug);
+}
+
+#[test]
 fn default_log_level_is_silent_on_a_handled_4xx_but_reports_exhausted_retries() {
     let mut call = retrieve_call();
     let _ = call.next();
