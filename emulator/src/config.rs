@@ -122,7 +122,8 @@ USAGE: docauto-emulator [FLAGS]
   --allow-http-webhooks    also accept http:// webhook URLs on loopback
   --time-scale F           multiply every service delay by F (default 1.0)
   --control                enable the test control API under /__emulator/
-  --state FILE             persist state to FILE (written before each answer that changed it)
+  --state FILE             persist state to FILE, loaded at start; the native binary writes it before each
+                           answer that changed it, `npx docauto-emulator` at start and at a clean stop
   --agents DIR             also load agent definitions (*.json) from DIR
   --dispatch-budget BYTES  total input size one run may dispatch (default 67108864); beyond: run_too_large
   --ca-file FILE           also trust the PEM certificates in FILE for outgoing https (a local test CA)
