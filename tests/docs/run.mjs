@@ -7,9 +7,10 @@
 //   node tests/docs/run.mjs [--only node] [FILE.md ...]
 //
 // `--only node`: the blocks that run in Node alone, and no type-check (the Node lines of `cargo xtask test`).
-// Needs pkg/ (`cargo xtask build`). How a block says where it runs: tests/docs/blocks.mjs.
+// Needs pkg/ (`cargo xtask build`), and Vite for the Vite block (`npm ci` in tests/bundlers). How a block says
+// where it runs: tests/docs/blocks.mjs.
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import { createHash } from "node:crypto";
 import { extname, join } from "node:path";
@@ -477,20 +478,15 @@ const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "a
 
 /**
  * A page's module in Chromium: served on 127.0.0.1 with the `html=NAME` block as its body, the package under
- * /pkg/ through an import map, every other path sent to the `server=NAME` block (started first); `click=SELECTOR`
- * is clicked once the page has loaded; passes when the page's text or its console matches `expect=REGEX`, with no
- * page error.
+ * /pkg/ through an import map, every other path sent to the `server=NAME` block (started first); then played as
+ * `playPage` says.
  */
 async function runPage(b, ctx) {
   const attrs = b.directive.attrs;
   const html = attrs.html ? ctx.html.get(attrs.html) : "";
   if (attrs.html && html === undefined) throw new Error(`no <!-- html: ${attrs.html} --> block before it`);
   let backend = null;
-  if (attrs.server) {
-    const serverBlock = ctx.named.get(attrs.server);
-    if (!serverBlock) throw new Error(`no block named ${attrs.server}`);
-    backend = await startServer(serverBlock, ctx, { "node-server": "node", "deno-server": "deno", "bun-server": "bun" }[serverBlock.directive.kind]);
-  }
+  if (attrs.server) backend = await startBackend(attrs.server, ctx);
   const js = await asJs(b);
   const page = `<!doctype html><meta charset="utf-8"><title>${b.file}:${b.line}</title>
 <script type="importmap">${JSON.stringify(IMPORT_MAP)}</script>
@@ -518,15 +514,41 @@ ${html}
     forward.on("error", (e) => res.writeHead(502).end(e.message));
     req.pipe(forward);
   });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    await playPage(`http://127.0.0.1:${server.address().port}/`, attrs, ctx);
+  } finally {
+    await new Promise((r) => server.close(r));
+    server.closeAllConnections?.();
+    if (backend) await backend.stop();
+  }
+}
+
+/** The server block named `name` (a page's backend), started on a free port as `startServer` starts it. */
+async function startBackend(name, ctx) {
+  const serverBlock = ctx.named.get(name);
+  if (!serverBlock) throw new Error(`no block named ${name}`);
+  return startServer(serverBlock, ctx, { "node-server": "node", "deno-server": "deno", "bun-server": "bun" }[serverBlock.directive.kind]);
+}
+
+/**
+ * Opens `url` in Chromium, whose fake microphone plays speech, and plays a page directive's attributes on it:
+ * `click=SELECTOR` is clicked once the page has loaded; passes when the page's text or its console matches
+ * `expect=REGEX` within `timeout=SECONDS` (30), with no page error and no console error; then `after=SELECTOR` is
+ * clicked, and again no error may follow. The icon the browser asks for by itself (`/favicon.ico`) may be missing.
+ */
+async function playPage(url, attrs, ctx) {
   const browser = await ctx.chromium();
   const tab = await browser.newPage();
   const errors = [];
   const logs = [];
   tab.on("pageerror", (e) => errors.push(String(e)));
-  tab.on("console", (m) => (m.type() === "error" ? errors.push(m.text()) : logs.push(m.text())));
+  tab.on("console", (m) => {
+    if (m.type() !== "error") logs.push(m.text());
+    else if (!m.location().url.endsWith("/favicon.ico")) errors.push(m.text());
+  });
   try {
-    await tab.goto(`http://127.0.0.1:${server.address().port}/`);
+    await tab.goto(url);
     if (attrs.click) {
       await tab.waitForLoadState("load");
       await tab.click(attrs.click, { timeout: 10_000 });
@@ -547,9 +569,48 @@ ${html}
     }
   } finally {
     await tab.close().catch(() => {});
-    await new Promise((r) => server.close(r));
-    server.closeAllConnections?.();
-    if (backend) await backend.stop();
+  }
+}
+
+/** Vite, the version the bundler suite pins (tests/bundlers/package.json; `npm ci` there installs it). */
+const VITE = join(ROOT, "tests/bundlers/node_modules/vite");
+
+/**
+ * A Vite project made as the section that shows this `vite.config.ts` block tells a reader to make it, in a folder
+ * of its own: the `html=NAME` block as index.html, the module of the page whose body is the `page=NAME` html block
+ * as page.ts, the package copied into node_modules as `npm install` leaves it, and Vite linked beside it. The
+ * `server=NAME` block runs first, against a fresh emulator, on a free port: the config's `:3000` (the server's
+ * default port, which may be taken here) is replaced by that one. Then `vite` (its command, in the folder) serves
+ * the page, which `playPage` plays as a page block's.
+ */
+async function runVite(b, ctx) {
+  const attrs = b.directive.attrs;
+  if (!existsSync(join(VITE, "bin/vite.js"))) throw new Error("Vite is not installed (npm ci in tests/bundlers)");
+  const html = ctx.html.get(attrs.html);
+  if (html === undefined) throw new Error(`no <!-- html: ${attrs.html} --> block`);
+  const page = ctx.pages.get(attrs.page);
+  if (!page) throw new Error(`no <!-- run: page html=${attrs.page} --> block`);
+  const dir = join(OUT, "run", slug(b));
+  mkdirSync(join(dir, "node_modules"), { recursive: true });
+  cpSync(join(ROOT, "pkg"), join(dir, "node_modules/docauto"), { recursive: true, dereference: true });
+  symlinkSync(VITE, join(dir, "node_modules/vite"));
+  // No "type": the package.json `npm install docauto` writes in an empty folder.
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true }));
+  writeFileSync(join(dir, "index.html"), html);
+  writeFileSync(join(dir, "page.ts"), page.code);
+  const backend = await startBackend(attrs.server, ctx);
+  let vite = null;
+  try {
+    writeFileSync(join(dir, "vite.config.ts"), b.code.replaceAll(":3000", `:${new URL(backend.url).port}`));
+    const port = await freePort();
+    vite = startProcess(process.execPath, [join(VITE, "bin/vite.js"), "--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: dir });
+    await waitForPort(port, vite);
+    await playPage(`http://127.0.0.1:${port}/`, attrs, ctx).catch((e) => {
+      throw new Error(`${e.message}\nvite: ${tail(vite.log(), 600)}\nserver: ${tail(backend.log(), 600)}`);
+    });
+  } finally {
+    if (vite) await vite.stop();
+    await backend.stop();
   }
 }
 
@@ -566,14 +627,18 @@ const RUNNERS = {
   edge: runEdge,
   worker: runWorker,
   page: runPage,
+  vite: runVite,
 };
 
 /** The runtimes a kind needs (`--only node` runs the Node ones). */
 const RUNTIME_OF_KIND = {
   node: "node", cjs: "node", "node-test": "node", "node-server": "node", "route-handler": "node",
   deno: "deno", "deno-server": "deno", bun: "bun", "bun-server": "bun", worker: "workerd", edge: "edge-runtime",
-  page: "chromium",
+  page: "chromium", vite: "chromium",
 };
+
+/** Where a block of each kind is type-checked (contexts.mjs), and a Vite config: in Node, where it runs. */
+const ENV_OF = { ...ENV_OF_KIND, vite: "node" };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Type checks
@@ -595,7 +660,7 @@ async function typeCheck(blocks) {
       result.set(b, [`unknown fragment context "${d.context}" (tests/docs/contexts.mjs)`]);
       continue;
     }
-    const env = isFragment ? context.env : ENV_OF_KIND[d.kind];
+    const env = isFragment ? context.env : ENV_OF[d.kind];
     if (!env) continue;
     if (!groups.has(env)) groups.set(env, []);
     groups.get(env).push({ b, prelude: context?.prelude ?? "" });
@@ -639,6 +704,11 @@ async function checkGroup(env, members, result) {
     return;
   }
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module", private: true }));
+  if (members.some(({ b }) => b.directive.kind === "vite")) {
+    // A Vite config imports "vite": linked into the folder, as the reader's project has it installed.
+    mkdirSync(join(dir, "node_modules"), { recursive: true });
+    symlinkSync(VITE, join(dir, "node_modules/vite"));
+  }
   const options = { ...TSCONFIG[env], strict: true, noEmit: true, skipLibCheck: true, allowJs: true, checkJs: true, allowImportingTsExtensions: true };
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: options, files: [...files.keys()] }, null, 2));
   const { code, out: text } = await runProcess(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json", "--pretty", "false"], { cwd: dir, ms: 180_000 });
@@ -667,12 +737,17 @@ async function main() {
   mkdirSync(join(OUT, "run"), { recursive: true });
   await writeSamples(workDir());
 
-  const all = files.flatMap((f) => blocksOf(f, readFileSync(join(ROOT, f), "utf8")));
+  const blocksIn = (f) => blocksOf(f, readFileSync(join(ROOT, f), "utf8"));
+  const all = files.flatMap(blocksIn);
+  // What a block names (an html block, a server, a page by its html block) is looked up in every document, so
+  // that a file run alone may use another's blocks.
   const html = new Map();
   const named = new Map();
-  for (const b of all) {
+  const pages = new Map();
+  for (const b of [...new Set([...docFiles(), ...files])].flatMap(blocksIn)) {
     if (b.directive?.kind === "html") html.set(b.directive.name, b.code);
     if (b.directive?.attrs?.name) named.set(b.directive.attrs.name, b);
+    if (b.directive?.kind === "page" && b.directive.attrs.html) pages.set(b.directive.attrs.html, b);
   }
   const code = all.filter((b) => b.lang === "js" || b.lang === "ts");
   let passed = 0;
@@ -696,6 +771,7 @@ async function main() {
     signed,
     html,
     named,
+    pages,
     async chromium() {
       if (!browser) {
         const { launchChromium } = await import("../js/chromium.mjs");
