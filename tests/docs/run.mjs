@@ -572,11 +572,11 @@ async function playPage(url, attrs, ctx) {
   }
 }
 
-/** Vite, the version the bundler suite pins (tests/bundlers/package.json; `npm ci` there installs it). */
-const VITE = join(ROOT, "tests/bundlers/node_modules/vite");
+/** Vite, a devDependency of the repository (package.json), at the version the bundler suite pins. */
+const VITE = join(ROOT, "node_modules/vite");
 
 /**
- * A Vite project made as the section that shows this `vite.config.ts` block tells a reader to make it, in a folder
+ * A Vite project made as the section that shows this `vite.config.mts` block tells a reader to make it, in a folder
  * of its own: the `html=NAME` block as index.html, the module of the page whose body is the `page=NAME` html block
  * as page.ts, the package copied into node_modules as `npm install` leaves it, and Vite linked beside it. The
  * `server=NAME` block runs first, against a fresh emulator, on a free port: the config's `:3000` (the server's
@@ -585,7 +585,7 @@ const VITE = join(ROOT, "tests/bundlers/node_modules/vite");
  */
 async function runVite(b, ctx) {
   const attrs = b.directive.attrs;
-  if (!existsSync(join(VITE, "bin/vite.js"))) throw new Error("Vite is not installed (npm ci in tests/bundlers)");
+  if (!existsSync(join(VITE, "bin/vite.js"))) throw new Error("Vite is not installed (npm ci)");
   const html = ctx.html.get(attrs.html);
   if (html === undefined) throw new Error(`no <!-- html: ${attrs.html} --> block`);
   const page = ctx.pages.get(attrs.page);
@@ -601,7 +601,7 @@ async function runVite(b, ctx) {
   const backend = await startBackend(attrs.server, ctx);
   let vite = null;
   try {
-    writeFileSync(join(dir, "vite.config.ts"), b.code.replaceAll(":3000", `:${new URL(backend.url).port}`));
+    writeFileSync(join(dir, "vite.config.mts"), b.code.replaceAll(":3000", `:${new URL(backend.url).port}`));
     const port = await freePort();
     vite = startProcess(process.execPath, [join(VITE, "bin/vite.js"), "--host", "127.0.0.1", "--port", String(port), "--strictPort"], { cwd: dir });
     await waitForPort(port, vite);

@@ -121,6 +121,7 @@ const COMMANDS = {
   worker: ["A Cloudflare Worker", "npx wrangler dev"],
   "route-handler": ["A route handler (Next.js, Vercel)", "npx next dev"],
   edge: ["Runs in Vercel's edge runtime", "npx vercel dev"],
+  vite: ["Configures Vite's dev server", "npx vite"],
 };
 
 /**
