@@ -154,6 +154,20 @@ pub fn is_https_or_loopback(url: &str) -> bool {
     }
 }
 
+/// Whether `url` is an absolute `ws://` or `wss://` URL (lower-case scheme, as `RealtimeTranscriber`'s `url` option
+/// takes it) whose authority [`origin`] reads as it reads an `http(s)` one: a host, no user info, no whitespace,
+/// control characters or backslashes, a valid port.
+pub fn is_websocket_url(url: &str) -> bool {
+    let http = if let Some(rest) = url.strip_prefix("wss://") {
+        format!("https://{rest}")
+    } else if let Some(rest) = url.strip_prefix("ws://") {
+        format!("http://{rest}")
+    } else {
+        return false;
+    };
+    origin(&http).is_some()
+}
+
 fn is_loopback_v4(host: &str) -> bool {
     let mut parts = 0;
     for part in host.split('.') {
@@ -186,6 +200,34 @@ mod tests {
             origin("https://api.example.com")
         );
         assert_eq!(origin("http://[::1]:9/").as_deref(), Some("http://[::1]:9"));
+    }
+
+    #[test]
+    fn websocket_urls_are_absolute_ws_or_wss_with_a_host() {
+        for url in [
+            "wss://h/x?ticket=t",
+            "ws://127.0.0.1:8787/v1/realtime/socket?ticket=t",
+            "wss://[::1]:9/rt",
+            "wss://rt.example.com",
+        ] {
+            assert!(is_websocket_url(url), "{url}");
+        }
+        for url in [
+            "https://h/x?ticket=t",
+            "http://h/x",
+            "",
+            "wss://",
+            "wss:///x",
+            "wss://user@h/x",
+            " wss://h/x",
+            "wss://h /x",
+            "WSS://h/x",
+            "ws:/h/x",
+            "/v1/realtime/socket?ticket=t",
+            "wss://h:99999/x",
+        ] {
+            assert!(!is_websocket_url(url), "{url}");
+        }
     }
 
     #[test]

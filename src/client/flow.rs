@@ -28,7 +28,7 @@ use super::pagination::Page;
 use super::polling::{PollPlanner, PollStep, PollTiming};
 use super::request::{HttpRequest, RequestSpec, Target};
 use super::telemetry::{Attempt, Pause, PauseReason};
-use super::{files, retry, runs, ClientConfig, LogLevel};
+use super::{files, realtime, retry, runs, ClientConfig, LogLevel};
 
 /// What the host does with the body of a 2xx answer of a [`Step::Send`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +86,10 @@ pub enum Goal {
     Void,
     /// The last answer's `Location` (a redirect route).
     Location,
+    /// A live session (`realtime.createSession`): the answer is read by the core ([`Read::Text`]), which takes its
+    /// address from `url` or `wsUrl` ([`realtime::session_url`]) and refuses an answer without one
+    /// (`unexpected_shape`), as an upload's registration without `uploadUrl` is refused.
+    RealtimeSession,
 }
 
 /// The value a finished flow hands back, besides the last answer (which the host holds).
@@ -97,6 +101,13 @@ pub enum FlowValue {
     Void,
     /// The signed URL of a redirect route.
     Location(Option<String>),
+    /// A live session ([`Goal::RealtimeSession`]): the data is the last answer's JSON body as the core read it
+    /// ([`ApiResponse::body`]), where `url` is set to this address; every other field is as the service sent it
+    /// (`wsUrl` included). The address is a secret: never logged.
+    RealtimeSession {
+        /// The session's `ws://` / `wss://` address, with its ticket.
+        url: String,
+    },
     /// The bytes the host read (a download).
     Bytes,
     /// One page of a cursor list.
@@ -526,6 +537,8 @@ impl Flow {
     /// What the host does with a 2xx body of the current call.
     fn read_mode(&self) -> Read {
         match &self.stage {
+            // The core reads the session's address from the answer.
+            Stage::Single(Goal::RealtimeSession) => Read::Text,
             // An observed call reports every answer: each attempt has its record.
             Stage::Single(Goal::Data) => match &self.call {
                 Some(call) if call.json_success_is_final() && !self.observe => Read::FinalJson,
@@ -577,17 +590,34 @@ impl Flow {
         // The data of a call and a wait's answers are JSON objects (every resource of the spec is one): a 2xx body of
         // `null`, an array, a string, a number or no body at all is refused, never resolved.
         let result = match (&stage, result) {
-            (Stage::Single(Goal::Data) | Stage::Poll { .. }, Ok(response))
-                if !self.parsed && !response.body.is_object() =>
-            {
-                Err(not_an_object(&response))
-            }
+            (
+                Stage::Single(Goal::Data | Goal::RealtimeSession) | Stage::Poll { .. },
+                Ok(response),
+            ) if !self.parsed && !response.body.is_object() => Err(not_an_object(&response)),
             (_, result) => result,
         };
         self.stage = match (stage, result) {
+            (Stage::Single(Goal::RealtimeSession), Ok(mut response)) => {
+                Stage::Over(Some(match realtime::session_url(&response.body) {
+                    Ok(url) => {
+                        if let Value::Object(body) = &mut response.body {
+                            body.insert("url".to_owned(), Value::String(url.clone()));
+                        }
+                        Ok(Finished {
+                            value: FlowValue::RealtimeSession { url },
+                            response,
+                        })
+                    }
+                    Err(mut e) => {
+                        e.status = Some(response.status);
+                        e.request_id = response.request_id;
+                        Err(e)
+                    }
+                }))
+            }
             (Stage::Single(goal), result) => Stage::Over(Some(result.map(|response| {
                 let value = match goal {
-                    Goal::Data => FlowValue::Data,
+                    Goal::Data | Goal::RealtimeSession => FlowValue::Data,
                     Goal::Void => FlowValue::Void,
                     Goal::Location => FlowValue::Location(response.location.clone()),
                 };

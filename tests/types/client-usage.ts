@@ -164,6 +164,8 @@ async function rest(): Promise<void> {
   await client.webhooks.delete(hook.id);
   const jwks: JsonWebKeySet = await client.webhooks.jwks();
   const session: RealtimeSession = await client.realtime.createSession({ finalPass: true });
+  const address: string = session.url; // always present: no `!` or `?? ""`
+  void address.startsWith("wss://");
   void [saved.id, catalog, legacy, uploaded, blob, ready.status, hooks.data, one, paused.disabled, jwks.keys, session.url];
   void deliveries.data[0]?.responseStatus;
 }

@@ -5,7 +5,7 @@ use super::{config, KEY};
 use crate::client::output::OutputPlanner;
 use crate::client::polling::Until;
 use crate::client::{
-    agent_runs, agents, runs, AnswerMeta, ApiError, Body, CallOptions, ClientConfig, Env,
+    agent_runs, agents, realtime, runs, AnswerMeta, ApiError, Body, CallOptions, ClientConfig, Env,
     ErrorKind, Finished, Flow, FlowValue, Goal, HttpRequest, LogLevel, Method, Read, Step,
     TransportError,
 };
@@ -850,4 +850,170 @@ fn a_wait_for_the_end_of_a_run_blocked_on_a_person_warns_once() {
     );
     assert!(!warned[0].message.contains(KEY));
     assert!(wait_logs(LogLevel::Error).is_empty());
+}
+
+// A live session's address (`realtime.createSession`): read by the core from `url`, else `wsUrl`; an answer without a
+// ws(s) address is `unexpected_shape`, and nothing about the error holds the address's ticket.
+
+const SESSION_TICKET: &str = "tkt_SECRET_7f3a9c";
+
+/// `realtime.createSession` answered 201 with `body`, without retries.
+fn drive_session(body: &'static str) -> Trace {
+    let spec = realtime::create_session(&realtime::RealtimeSessionParams::default()).unwrap();
+    let flow = Flow::single(
+        &config(),
+        spec,
+        &no_retries(),
+        Goal::RealtimeSession,
+        [0; 16],
+    )
+    .unwrap();
+    drive(
+        flow,
+        vec![Answer::Text(201, vec![("x-request-id", "req_rt")], body)],
+        10,
+        None,
+    )
+}
+
+/// The `unexpected_shape` error of a session answer, checked to hold no part of the ticket anywhere.
+fn refused_session(body: &'static str) -> ApiError {
+    let trace = drive_session(body);
+    let e = trace.result.unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidResponse, "{body}");
+    assert_eq!(e.code, "unexpected_shape", "{body}");
+    assert_eq!(e.status, Some(201));
+    assert_eq!(e.request_id.as_deref(), Some("req_rt"));
+    for text in [e.message.clone(), format!("{e:?}"), format!("{e}")] {
+        assert!(!text.contains(SESSION_TICKET), "{text}");
+        assert!(
+            !text.contains("h/x"),
+            "the address's path is not named either: {text}"
+        );
+    }
+    e
+}
+
+#[test]
+fn a_session_answer_is_read_by_the_core_and_its_url_is_the_address() {
+    let trace = drive_session(
+        r#"{"id":"rts_1","url":"wss://h/x?ticket=tkt_SECRET_7f3a9c","expiresIn":60}"#,
+    );
+    assert_eq!(trace.sends.len(), 1);
+    assert_eq!(trace.sends[0].1, Read::Text, "the core reads the answer");
+    let done = trace.result.unwrap();
+    assert_eq!(
+        done.value,
+        FlowValue::RealtimeSession {
+            url: "wss://h/x?ticket=tkt_SECRET_7f3a9c".into()
+        }
+    );
+    assert_eq!(
+        done.response.body,
+        serde_json::json!({"id": "rts_1", "url": "wss://h/x?ticket=tkt_SECRET_7f3a9c", "expiresIn": 60})
+    );
+}
+
+#[test]
+fn a_session_answer_with_only_ws_url_has_url_set_to_it_and_keeps_ws_url() {
+    let done = drive_session(
+        r#"{"id":"rts_2","wsUrl":"ws://127.0.0.1:8787/rt?ticket=tkt_SECRET_7f3a9c"}"#,
+    )
+    .result
+    .unwrap();
+    let address = "ws://127.0.0.1:8787/rt?ticket=tkt_SECRET_7f3a9c";
+    assert_eq!(
+        done.value,
+        FlowValue::RealtimeSession {
+            url: address.into()
+        }
+    );
+    assert_eq!(
+        done.response.body,
+        serde_json::json!({"id": "rts_2", "wsUrl": address, "url": address}),
+        "url added, wsUrl kept as the service sent it"
+    );
+    // A `null` url is an absent one.
+    let done = drive_session(r#"{"url":null,"wsUrl":"wss://h/x?ticket=tkt_SECRET_7f3a9c"}"#)
+        .result
+        .unwrap();
+    assert_eq!(
+        done.response.body["url"],
+        "wss://h/x?ticket=tkt_SECRET_7f3a9c"
+    );
+}
+
+#[test]
+fn a_session_answer_without_url_or_ws_url_is_unexpected_shape() {
+    for body in [
+        r#"{"id":"rts_3"}"#,
+        "{}",
+        r#"{"url":null}"#,
+        r#"{"ticket":"tkt_SECRET_7f3a9c"}"#,
+    ] {
+        let e = refused_session(body);
+        assert!(e.message.contains("no url"), "{}", e.message);
+    }
+    // Not an object at all: refused as every other data route refuses it.
+    for body in ["[]", "null", r#""wss://h/x?ticket=tkt_SECRET_7f3a9c""#, ""] {
+        refused_session(body);
+    }
+}
+
+#[test]
+fn a_session_address_that_is_not_a_ws_url_is_unexpected_shape() {
+    for body in [
+        r#"{"id":"rts_4","url":"https://h/x?ticket=tkt_SECRET_7f3a9c"}"#,
+        r#"{"id":"rts_4","url":"http://h/x?ticket=tkt_SECRET_7f3a9c"}"#,
+        r#"{"id":"rts_4","url":""}"#,
+        r#"{"id":"rts_4","url":"wss://"}"#,
+        r#"{"id":"rts_4","url":"wss:///x?ticket=tkt_SECRET_7f3a9c"}"#,
+        r#"{"id":"rts_4","url":"wss://user@h/x?ticket=tkt_SECRET_7f3a9c"}"#,
+        r#"{"id":"rts_4","url":" wss://h/x?ticket=tkt_SECRET_7f3a9c"}"#,
+        r#"{"id":"rts_4","url":"WSS://h/x?ticket=tkt_SECRET_7f3a9c"}"#,
+        r#"{"id":"rts_4","url":"/v1/realtime/socket?ticket=tkt_SECRET_7f3a9c"}"#,
+        r#"{"id":"rts_4","wsUrl":"ftp://h/x?ticket=tkt_SECRET_7f3a9c"}"#,
+        // A url that is there but wrong is refused, never passed over for wsUrl.
+        r#"{"id":"rts_4","url":"https://h/x?ticket=tkt_SECRET_7f3a9c","wsUrl":"wss://h/x?ticket=tkt_SECRET_7f3a9c"}"#,
+    ] {
+        let e = refused_session(body);
+        assert!(
+            e.message.contains("not a ws:// or wss:// URL"),
+            "{}",
+            e.message
+        );
+    }
+    for body in [
+        r#"{"id":"rts_4","url":5}"#,
+        r#"{"id":"rts_4","url":{"href":"wss://h/x?ticket=tkt_SECRET_7f3a9c"}}"#,
+        r#"{"id":"rts_4","url":["wss://h/x?ticket=tkt_SECRET_7f3a9c"]}"#,
+        r#"{"id":"rts_4","wsUrl":true}"#,
+    ] {
+        let e = refused_session(body);
+        assert!(e.message.contains("not a string"), "{}", e.message);
+    }
+}
+
+#[test]
+fn a_session_answer_of_an_error_status_is_that_error_not_unexpected_shape() {
+    let spec = realtime::create_session(&realtime::RealtimeSessionParams::default()).unwrap();
+    let flow = Flow::single(
+        &config(),
+        spec,
+        &no_retries(),
+        Goal::RealtimeSession,
+        [0; 16],
+    )
+    .unwrap();
+    let trace = drive(
+        flow,
+        vec![Answer::Text(
+            403,
+            vec![],
+            r#"{"code":"permission_denied","message":"no realtime on this plan"}"#,
+        )],
+        10,
+        None,
+    );
+    assert_eq!(trace.result.unwrap_err().code, "permission_denied");
 }

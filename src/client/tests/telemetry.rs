@@ -8,8 +8,8 @@ use crate::client::telemetry::{
     Attempt, Failure, Operation, Pause, PauseReason, Resend, OPERATIONS,
 };
 use crate::client::{
-    agent_runs, polling::Until, runs, Body, CallOptions, Env, Flow, Goal, Method, Read, Step,
-    TransportError,
+    agent_runs, polling::Until, realtime, runs, Body, CallOptions, Env, Flow, Goal, Method, Read,
+    Step, TransportError,
 };
 
 /// What a step left: a request's record, or a pause between calls.
@@ -530,4 +530,61 @@ fn the_hosts_tables_name_each_reason_and_failure_by_its_number() {
         names.push(r.as_str());
     }
     assert_eq!(js_table("PAUSES"), names);
+}
+
+#[test]
+fn a_session_answer_without_an_address_is_one_answered_attempt_and_the_method_fails_with_unexpected_shape(
+) {
+    // The request succeeded (its span ends with the 201, no failure, no resend); the method fails on what it answered.
+    let session = || {
+        let spec = realtime::create_session(&realtime::RealtimeSessionParams::default()).unwrap();
+        Flow::single(
+            &config(),
+            spec,
+            &CallOptions::default(),
+            Goal::RealtimeSession,
+            [5; 16],
+        )
+        .unwrap()
+    };
+    for (body, code) in [
+        (r#"{"id":"rts_1"}"#, Some("unexpected_shape")),
+        (
+            r#"{"id":"rts_1","url":"https://h/x?ticket=T"}"#,
+            Some("unexpected_shape"),
+        ),
+        (r#"{"id":"rts_1","wsUrl":"wss://h/x?ticket=T"}"#, None),
+    ] {
+        let mut flow = session();
+        flow.observe();
+        assert!(matches!(
+            flow.next(0),
+            Step::Send {
+                read: Read::Text,
+                ..
+            }
+        ));
+        flow.on_response(201, &[], Body::Text(body), env(0));
+        let Step::Done(result) = flow.next(0) else {
+            panic!("one answer ends the call")
+        };
+        let attempt = flow.take_attempt().expect("the request's record");
+        assert_eq!(
+            (
+                attempt.call,
+                attempt.number,
+                attempt.status,
+                attempt.failure,
+                attempt.retry
+            ),
+            (1, 1, Some(201), None, None),
+            "{body}"
+        );
+        assert_eq!(attempt.method, Method::Post);
+        assert_eq!(result.err().map(|e| e.code).as_deref(), code, "{body}");
+        assert_eq!(
+            Operation::RealtimeCreateSession.name(),
+            "realtime.createSession"
+        );
+    }
 }

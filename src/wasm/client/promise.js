@@ -555,7 +555,7 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const StepKind = Object.freeze({ SEND: 0, PAUSE: 1, DONE: 2, FAIL: 3 });
 
 /** What a finished flow hands back: the core's `FlowValue` (the numbers are `result_code` in `stepper.rs`). */
-const ResultKind = Object.freeze({ DATA: 0, VOID: 1, LOCATION: 2, BYTES: 3, PAGE: 4 });
+const ResultKind = Object.freeze({ DATA: 0, VOID: 1, LOCATION: 2, BYTES: 3, PAGE: 4, SESSION: 5 });
 
 /** A step of `FlowStepper` (one shape for every kind). */
 class Step {
@@ -752,6 +752,9 @@ function result(kind, value, answer, list) {
       return answer?.bytes ?? new Uint8Array(0);
     case ResultKind.PAGE:
       return makePage({ ...value, items: pageItems(answer) }, list);
+    // A live session: the answer as the core read it, its `url` the address the core found (JSON text it wrote).
+    case ResultKind.SESSION:
+      return JSON.parse(value);
     default:
       return undefined;
   }

@@ -24,8 +24,9 @@ impl RealtimeResource {
 
 #[wasm_bindgen]
 impl RealtimeResource {
-    /// `POST /v1/realtime/transcriptions`: creates a live transcription session, whose `wss://` address carries a
-    /// single-use ticket (a secret: hand it to one browser, never log it).
+    /// `POST /v1/realtime/transcriptions`: creates a live transcription session. Its `url` is always a `ws://` or
+    /// `wss://` address (taken from `wsUrl` when the service names it so) carrying a single-use ticket (a secret: hand
+    /// it to one browser, never log it); an answer without one rejects with `unexpected_shape`.
     #[wasm_bindgen(js_name = createSession, unchecked_return_type = "APIPromise<RealtimeSession>")]
     pub fn create_session(
         &self,
@@ -37,7 +38,7 @@ impl RealtimeResource {
             &self.inner,
             Operation::RealtimeCreateSession,
             options,
-            Goal::Data,
+            Goal::RealtimeSession,
             &mut || checked(&body, "params", true, realtime::create_session_params),
         )
     }

@@ -116,6 +116,7 @@ fn result_code(value: &FlowValue) -> u8 {
         FlowValue::Location(_) => 2,
         FlowValue::Bytes => 3,
         FlowValue::Page { .. } => 4,
+        FlowValue::RealtimeSession { .. } => 5,
     }
 }
 
@@ -385,10 +386,14 @@ impl FlowStepper {
 }
 
 /// The done step of a finished flow; JS takes the data from the answer it holds (a page's items too: `JSON.parse`
-/// of the answer the core read as a page, so they are what `fetch` gives), except a location or a page's cursor.
+/// of the answer the core read as a page, so they are what `fetch` gives), except a location, a page's cursor, and a
+/// live session: the answer as the core read it and set its `url`, as JSON text for `JSON.parse`.
 fn done(finished: Finished) -> JsValue {
     let kind = result_code(&finished.value);
     let value = match finished.value {
+        FlowValue::RealtimeSession { .. } => {
+            JsValue::from(crate::json::to_text(&finished.response.body))
+        }
         FlowValue::Location(location) => location.map_or(JsValue::NULL, JsValue::from),
         FlowValue::Page {
             has_more,

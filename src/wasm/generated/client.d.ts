@@ -512,7 +512,8 @@ export type FileRecord = {
 
 /**
  * A live session: its `wss://` address carries a single-use ticket (a secret). The field holding the address is
- * not named by the spec; this type reads `url` (or `wsUrl`) and keeps every other field.
+ * not named by the spec; the client reads `url` (or `wsUrl`), refuses an answer without one, and keeps every other
+ * field.
  */
 export type RealtimeSession = {
   /**
@@ -520,9 +521,11 @@ export type RealtimeSession = {
    */
   id?: string;
   /**
-   * `wss://` address with the single-use ticket (secret).
+   * The session's `ws://` / `wss://` address with its single-use ticket: always present (the client refuses an
+   * answer without one with `unexpected_shape`, and takes it from `wsUrl` when the service names it so). A secret:
+   * hand it to one browser or `RealtimeTranscriber`, never log it.
    */
-  url?: string;
+  url: string;
 } & { [key: string]: unknown };
 
 /**

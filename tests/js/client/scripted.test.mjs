@@ -503,6 +503,68 @@ test("a_2xx_that_is_not_a_json_object_rejects_with_unexpected_shape_and_is_not_r
   }
 });
 
+// A live session's address: the spec says "the response carries a `wss://` address with a single-use ticket" and
+// names no field. The client reads `url`, else `wsUrl`; the method's value always has `url`, a ws(s) URL; an answer
+// without one rejects with `unexpected_shape`, and the ticket (a secret) is in no part of the error.
+const TICKET = "tkt_SECRET_7f3a9c";
+const SESSION_ADDRESS = `wss://h/x?ticket=${TICKET}`;
+
+test("a_realtime_session_resolves_with_its_address_as_url_whether_the_service_names_it_url_or_wsUrl", async () => {
+  const answers = [
+    { id: "rts_1", url: SESSION_ADDRESS },
+    { id: "rts_2", wsUrl: SESSION_ADDRESS, sampleRate: 16000 },
+  ];
+  const server = await scripted((req, res, n) => json(res, 201, answers[n]));
+  const c = client(server.url);
+  const named = await c.realtime.createSession({});
+  assert.equal(named.url, SESSION_ADDRESS, "the address the service named url");
+  assert.equal(named.id, "rts_1");
+  const { data, response } = await c.realtime.createSession({}).withResponse();
+  assert.equal(data.url, SESSION_ADDRESS, "the address the service named wsUrl, as url");
+  assert.deepEqual(
+    { id: data.id, wsUrl: data.wsUrl, sampleRate: data.sampleRate },
+    { id: "rts_2", wsUrl: SESSION_ADDRESS, sampleRate: 16000 },
+    "every other field as the service sent it",
+  );
+  assert.equal(response.status, 201);
+  assert.equal(server.requests.length, 2);
+  assert.ok(server.requests.every((r) => r.method === "POST" && r.url === "/v1/realtime/transcriptions"));
+});
+
+test("a_realtime_session_without_a_ws_address_rejects_with_unexpected_shape_and_the_ticket_is_in_no_part_of_the_error", async () => {
+  const answers = [
+    { id: "rts_3" },
+    { url: `https://h/x?ticket=${TICKET}` },
+    { id: "rts_5", url: "" },
+    { id: "rts_6", url: 5 },
+    { id: "rts_7", url: null },
+    { id: "rts_8", wsUrl: `ftp://h/x?ticket=${TICKET}` },
+    // A url that is there but not a ws(s) URL is refused, not passed over for wsUrl.
+    { id: "rts_9", url: `http://h/x?ticket=${TICKET}`, wsUrl: SESSION_ADDRESS },
+  ];
+  const server = await scripted((req, res, n) => json(res, 201, answers[n]));
+  const c = client(server.url);
+  for (const answer of answers) {
+    const shown = JSON.stringify(Object.keys(answer));
+    const error = await c.realtime.createSession({}).then(
+      (s) => assert.fail(`resolved for an answer with ${shown}: url is ${typeof s?.url}`),
+      (e) => e,
+    );
+    assert.ok(error instanceof sdk.APIError && !(error instanceof sdk.APIConnectionError), `${error?.name}: ${error?.code}`);
+    assert.equal(error.code, "unexpected_shape", shown);
+    assert.equal(error.status, 201, shown);
+    for (const [part, text] of [
+      ["message", error.message],
+      ["JSON", JSON.stringify(error)],
+      ["stack", String(error.stack)],
+      ["String()", String(error)],
+    ]) {
+      assert.ok(!text.includes(TICKET), `the error's ${part} holds the ticket (${shown})`);
+    }
+  }
+  assert.equal(server.requests.length, answers.length, "no answer was resent");
+});
+
 test("a_list_page_with_a_100000_deep_extra_member_is_read_and_a_deep_cursor_is_refused_not_resent", async () => {
   const deep = "[".repeat(100_000) + "]".repeat(100_000);
   const pages = [
