@@ -857,17 +857,22 @@ fn a_wait_for_the_end_of_a_run_blocked_on_a_person_warns_once() {
 
 const SESSION_TICKET: &str = "tkt_SECRET_7f3a9c";
 
-/// `realtime.createSession` answered 201 with `body`, without retries.
-fn drive_session(body: &'static str) -> Trace {
+/// The flow of `realtime.createSession`, without retries.
+fn session_flow() -> Flow {
     let spec = realtime::create_session(&realtime::RealtimeSessionParams::default()).unwrap();
-    let flow = Flow::single(
+    Flow::single(
         &config(),
         spec,
         &no_retries(),
         Goal::RealtimeSession,
         [0; 16],
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// `realtime.createSession` answered 201 with `body`, without retries.
+fn drive_session(body: &'static str) -> Trace {
+    let flow = session_flow();
     drive(
         flow,
         vec![Answer::Text(201, vec![("x-request-id", "req_rt")], body)],
@@ -996,15 +1001,7 @@ fn a_session_address_that_is_not_a_ws_url_is_unexpected_shape() {
 
 #[test]
 fn a_session_answer_of_an_error_status_is_that_error_not_unexpected_shape() {
-    let spec = realtime::create_session(&realtime::RealtimeSessionParams::default()).unwrap();
-    let flow = Flow::single(
-        &config(),
-        spec,
-        &no_retries(),
-        Goal::RealtimeSession,
-        [0; 16],
-    )
-    .unwrap();
+    let flow = session_flow();
     let trace = drive(
         flow,
         vec![Answer::Text(
