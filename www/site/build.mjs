@@ -20,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { build as esbuild } from "esbuild";
 import hljs from "highlight.js";
 import { Marked } from "marked";
-import { anchorOf, blocksOf, linksOf } from "../../tests/docs/blocks.mjs";
+import { anchorOf, anchorsOf, blocksOf, linksOf } from "../../tests/docs/blocks.mjs";
 import { buildPlayground, references } from "../playground/build.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -71,29 +71,6 @@ const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", 
 function rel(from, to) {
   const r = posix.relative(posix.dirname(from), to);
   return r === "" ? posix.basename(to) : r;
-}
-
-/** The anchors of a Markdown file's headings, as the rendered page's ids (GitHub's rules, duplicates numbered). */
-function headingAnchors(markdown) {
-  const seen = new Map();
-  const out = [];
-  let fence = null;
-  for (const line of markdown.split("\n")) {
-    const f = /^\s*(`{3,}|~{3,})/.exec(line);
-    if (f) {
-      if (fence === null) fence = f[1];
-      else if (line.trim() === fence) fence = null;
-      continue;
-    }
-    if (fence !== null) continue;
-    const h = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-    if (!h) continue;
-    const base = anchorOf(h[1]);
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    out.push(n === 0 ? base : `${base}-${n}`);
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -222,7 +199,9 @@ function renderMarkdown(root, md, text, pages) {
   const blocks = blocksOf(md, text);
   const pageBackends = new Set(blocks.filter((b) => b.directive?.kind === "page" && b.directive.attrs.server).map((b) => b.directive.attrs.server));
   let next = 0;
-  const anchors = headingAnchors(text);
+  // The page's ids, heading by heading (GitHub's anchors, duplicates numbered, so each is distinct and in order).
+  const anchorSet = anchorsOf(text);
+  const anchors = [...anchorSet];
   let heading = 0;
   const page = pageOf(md);
   const linkTo = (href) => {
@@ -299,6 +278,7 @@ function renderMarkdown(root, md, text, pages) {
     files: [...targets.values()].filter((t) => t.file).map((t) => t.file),
     runnable,
     elsewhere,
+    anchors: anchorSet,
   };
 }
 
@@ -433,7 +413,7 @@ export function renderPages(root) {
   }
   const problems = [];
   for (const { from, md, anchor } of anchorChecks) {
-    if (headingAnchors(rendered.get(md).text).includes(anchor)) continue;
+    if (rendered.get(md).anchors.has(anchor)) continue;
     const text = rendered.get(from).text;
     const lines = linksOf(text).filter(([, href]) => href.endsWith(`#${anchor}`)).map(([, , line]) => line);
     problems.push(`${from}:${lines.join(",")}: the link to ${md}#${anchor} names no heading of ${md}`);
