@@ -105,10 +105,14 @@ fn create_run() -> Flow {
 }
 
 fn retrieve_run() -> Flow {
+    retrieve_run_with(&CallOptions::default())
+}
+
+fn retrieve_run_with(options: &CallOptions) -> Flow {
     Flow::single(
         &config(),
         runs::retrieve("exr_1").unwrap(),
-        &CallOptions::default(),
+        options,
         Goal::Data,
         [0; 16],
     )
@@ -185,14 +189,7 @@ fn each_retry_records_its_pause_and_whether_retry_after_set_it() {
         max_retries: Some(3),
         ..CallOptions::default()
     };
-    let flow = Flow::single(
-        &config(),
-        runs::retrieve("exr_1").unwrap(),
-        &options,
-        Goal::Data,
-        [0; 16],
-    )
-    .unwrap();
+    let flow = retrieve_run_with(&options);
     let records = drive(
         flow,
         vec![
@@ -257,14 +254,7 @@ fn the_last_attempt_of_a_failed_call_has_no_retry() {
         max_retries: Some(1),
         ..CallOptions::default()
     };
-    let flow = Flow::single(
-        &config(),
-        runs::retrieve("exr_1").unwrap(),
-        &options,
-        Goal::Data,
-        [0; 16],
-    )
-    .unwrap();
+    let flow = retrieve_run_with(&options);
     let records = drive(
         flow,
         vec![
