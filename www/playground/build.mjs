@@ -36,10 +36,13 @@ export function references(source) {
   return [...out];
 }
 
-/** Every file of pkg/ reachable from the entries (a missing one is an error: the page would fail to load it). */
-function packageFiles(pkg) {
+/**
+ * Every file of pkg/ reachable from `entries` (the playground's by default; a missing one is an error: the page would
+ * fail to load it).
+ */
+export function packageFiles(pkg, entries = ENTRIES) {
   const seen = new Set();
-  const todo = ENTRIES.map((e) => join(pkg, e));
+  const todo = entries.map((e) => join(pkg, e));
   while (todo.length) {
     const file = todo.pop();
     if (seen.has(file)) continue;
@@ -52,7 +55,7 @@ function packageFiles(pkg) {
   return [...seen].sort();
 }
 
-function copy(from, to) {
+export function copy(from, to) {
   mkdirSync(dirname(to), { recursive: true });
   copyFileSync(from, to);
 }
@@ -93,6 +96,11 @@ export async function buildPlayground({ out, pkg }) {
     mkdirSync(join(out, "samples"), { recursive: true });
     writeFileSync(join(out, "samples", s.file), sampleBytes(s));
   }
+  return sizeOf(out);
+}
+
+/** How many files a folder holds, all its subfolders included, and their bytes: `{ files, bytes }`. */
+export function sizeOf(dir) {
   let files = 0;
   let bytes = 0;
   const walk = (d) => {
@@ -106,7 +114,7 @@ export async function buildPlayground({ out, pkg }) {
       }
     }
   };
-  walk(out);
+  walk(dir);
   return { files, bytes };
 }
 

@@ -14,14 +14,14 @@
 // its text without a script. Every link between Markdown files becomes a link between pages; a link that resolves to
 // no page, or to no heading of it, fails the build with its file and line. Every URL is relative, and nothing is
 // loaded from another origin, so any static file server serves the folder, from a sub-path as from the root.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, posix, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build as esbuild } from "esbuild";
 import hljs from "highlight.js";
 import { Marked } from "marked";
 import { anchorOf, anchorsOf, blocksOf, linksOf } from "../../tests/docs/blocks.mjs";
-import { buildPlayground, references } from "../playground/build.mjs";
+import { buildPlayground, copy, packageFiles, sizeOf } from "../playground/build.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HERE = fileURLToPath(new URL("./", import.meta.url));
@@ -347,44 +347,6 @@ ${body}
 // ---------------------------------------------------------------------------------------------------------------
 // Files
 
-function copy(from, to) {
-  mkdirSync(dirname(to), { recursive: true });
-  copyFileSync(from, to);
-}
-
-/** Every file of pkg/ reachable from the browser entries (a missing one is an error: a page would fail to load it). */
-function packageFiles(pkg) {
-  const seen = new Set();
-  const todo = PKG_ENTRIES.map((e) => join(pkg, e));
-  while (todo.length) {
-    const file = todo.pop();
-    if (seen.has(file)) continue;
-    statSync(file);
-    seen.add(file);
-    if (!/\.m?js$/.test(file)) continue;
-    for (const ref of references(readFileSync(file, "utf8"))) todo.push(resolve(dirname(file), ref));
-  }
-  for (const f of seen) if (relative(pkg, f).startsWith("..")) throw new Error(`${f} is outside ${pkg}`);
-  return [...seen].sort();
-}
-
-function sizeOf(dir) {
-  let files = 0;
-  let bytes = 0;
-  const walk = (d) => {
-    for (const name of readdirSync(d)) {
-      const f = join(d, name);
-      const st = statSync(f);
-      if (st.isDirectory()) walk(f);
-      else {
-        files++;
-        bytes += st.size;
-      }
-    }
-  };
-  walk(dir);
-  return { files, bytes };
-}
 
 /**
  * Renders the pages only (no package, no playground): `{ pages: Map<md, { page, title, html }> }`. Throws a
@@ -468,7 +430,7 @@ export async function buildSite({ root = ROOT, out = join(ROOT, "target", "site"
     legalComments: "eof",
   });
 
-  for (const f of packageFiles(pkg)) copy(f, join(out, "pkg", relative(pkg, f)));
+  for (const f of packageFiles(pkg, PKG_ENTRIES)) copy(f, join(out, "pkg", relative(pkg, f)));
   const { SAMPLES, sampleBytes } = await import(pathToFileURL(join(ROOT, "www", "samples.mjs")).href);
   mkdirSync(join(out, "samples"), { recursive: true });
   for (const s of SAMPLES) writeFileSync(join(out, "samples", s.file), sampleBytes(s));
