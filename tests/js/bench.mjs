@@ -12,6 +12,7 @@ import { WebhookVerifier } from "docauto/webhooks";
 import { bundle, writeWorker } from "./bundle.mjs";
 import { serveStatic } from "../../www/static.mjs";
 import { launchChromium } from "./chromium.mjs";
+import { median } from "./common.mjs";
 
 // Short batches, interleaved, and the ratio taken round by round: load from other processes shifts between batches,
 // and a per-round ratio compares batches that ran side by side.
@@ -49,11 +50,6 @@ export async function benchInput() {
   }).setProtectedHeader({ alg: "ES256", kid: jwk.kid }).sign(privateKey);
   const sign = (claims) => new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: jwk.kid }).sign(privateKey);
   return { jwks: { keys: [jwk] }, body, token, bytes: Buffer.byteLength(body), sign };
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 async function rate(fn, cpu = []) {

@@ -1,5 +1,5 @@
 // Helpers shared by the runners that live in Node-compatible runtimes (Node, Deno, Bun).
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 export const FIXTURES_URL = new URL("../../target/docauto-js/fixtures.json", import.meta.url);
@@ -84,4 +84,24 @@ export async function freePort() {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** The middle value of `xs` once sorted (of an even count, the upper of the two middle ones), as the benches report it. */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** `n` bytes in KiB, one decimal: `12.3 KiB`. */
+export const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+
+/** Every file below `dir`, its subfolders' included. */
+export function filesUnder(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const f = join(dir, name);
+    if (statSync(f).isDirectory()) out.push(...filesUnder(f));
+    else out.push(f);
+  }
+  return out;
 }

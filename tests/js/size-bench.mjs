@@ -14,6 +14,7 @@ import { workerdOnce } from "./workerd-once.mjs";
 import { TestSigner } from "docauto/testing";
 import { build } from "esbuild";
 import { bundle } from "./bundle.mjs";
+import { kib, median } from "./common.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const work = root + "target/docauto-js/size-bench/";
@@ -62,11 +63,6 @@ function entries(input) {
     return JSON.parse(body).processingId;`,
     },
   ];
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 function sizes(path) {
@@ -133,7 +129,6 @@ function npmPack() {
 }
 
 const fmt = (n) => Math.round(n).toLocaleString("en-US").replace(/,/g, " ");
-const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 /** `source` bundled and minified by esbuild for browsers (its `.wasm` left out): raw and gzip -9 bytes. */
 async function minified(source) {

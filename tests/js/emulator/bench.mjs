@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { createEmulator } from "docauto/emulator";
 import { startCommand } from "./command.mjs";
+import { kib, median } from "../common.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const NATIVE = process.env.DOCAUTO_EMULATOR ?? `${root}target/release/docauto-emulator`;
@@ -23,9 +24,7 @@ const CREATIONS = 3000;
 const IN_FLIGHT = 16;
 const FLAGS = ["--rate-limit", "1000000000", "--time-scale", "0.01"];
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
-const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const us = (ms) => `${Math.round(ms * 1000)} us`;
 
 /** A fresh process until its first answer: the command, then one GET over HTTP from this process. */

@@ -7,7 +7,7 @@
 //
 // Run: `node tests/js/playground/bench.mjs` (pkg/ built; the served demo's emulator from DOCAUTO_EMULATOR, default
 // target/debug/docauto-emulator).
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -17,24 +17,9 @@ import { startDemo } from "../../../www/dev.mjs";
 import { serveStatic } from "../../../www/static.mjs";
 import { CHROMIUM_ARGS } from "../chromium.mjs";
 import { ROOT } from "../realtime/harness.mjs";
+import { filesUnder, kib, median } from "../common.mjs";
 
 const RUNS = 5;
-
-function files(dir) {
-  const out = [];
-  for (const name of readdirSync(dir)) {
-    const f = join(dir, name);
-    if (statSync(f).isDirectory()) out.push(...files(f));
-    else out.push(f);
-  }
-  return out;
-}
-
-const median = (xs) => {
-  const s = xs.slice().sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
-const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 /** Records, in the page, the time from navigation start to `body[data-ready]`. */
 function watchReady() {
@@ -59,7 +44,7 @@ let browser;
 try {
   const site = join(dir, "site");
   const built = await buildPlayground({ out: site, pkg: join(ROOT, "pkg") });
-  const all = files(site).map((f) => {
+  const all = filesUnder(site).map((f) => {
     const bytes = readFileSync(f);
     return { path: relative(site, f), raw: bytes.byteLength, gzip: gzipSync(bytes, { level: 9 }).byteLength };
   });

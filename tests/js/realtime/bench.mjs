@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sdkLocation, runner } from "./harness.mjs";
-import { readWasmIn } from "../common.mjs";
+import { median, readWasmIn } from "../common.mjs";
 
 const IN_RATE = 48_000;
 const OUT_RATE = 16_000;
@@ -84,11 +84,6 @@ function cpu(fn) {
   fn();
   const d = process.cpuUsage(before);
   return d.user + d.system;
-}
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 async function main() {

@@ -24,6 +24,7 @@ const CAPTURE_MS = 8_000;
 const PAGE = (sdk) => `<!doctype html><meta charset="utf-8"><title>realtime bench</title>
 <script type="module">
 import { RealtimeTranscriber } from "/sdk/${sdk.entry}";
+import { median } from "../common.mjs";
 const mint = async () => (await fetch("/session", { method: "POST" })).json();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** A socket that opens at once and drops what it is sent: the capture path without the network. */
@@ -110,8 +111,6 @@ function browserTicks() {
   }
   return ticks;
 }
-
-const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
 async function main() {
   const rounds = Number(process.argv[2] ?? 5);

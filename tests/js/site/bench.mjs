@@ -11,32 +11,17 @@
 //
 // Run: `node tests/js/site/bench.mjs` (pkg/ built). Prints a Markdown table between `<!-- table -->` and
 // `<!-- /table -->` (for `cargo xtask bench`), then a `BENCH {...}` JSON line.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
 import { buildSite } from "../../../www/site/build.mjs";
 import { serveStatic } from "../../../www/static.mjs";
 import { launchChromium } from "../chromium.mjs";
+import { filesUnder, kib, median } from "../common.mjs";
 
 const RUNS = Number(process.env.SITE_BENCH_RUNS ?? 5);
 const GUIDE = "docs/client.html";
-
-function files(dir) {
-  const out = [];
-  for (const name of readdirSync(dir)) {
-    const f = join(dir, name);
-    if (statSync(f).isDirectory()) out.push(...files(f));
-    else out.push(f);
-  }
-  return out;
-}
-
-const median = (xs) => {
-  const s = xs.slice().sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
-const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 /** Records, in the page, when the playground is ready and when the first example shows its answer. */
 function watch() {
@@ -53,7 +38,7 @@ let browser;
 try {
   const site = join(dir, "site");
   const built = await buildSite({ out: site });
-  const all = files(site).map((f) => {
+  const all = filesUnder(site).map((f) => {
     const bytes = readFileSync(f);
     return { path: relative(site, f), raw: bytes.byteLength, gzip: gzipSync(bytes, { level: 9 }).byteLength };
   });
