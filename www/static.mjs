@@ -11,14 +11,17 @@ const TYPES = {
   ".json": "application/json",
   ".wasm": "application/wasm",
   ".ts": "text/plain; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".md": "text/markdown; charset=utf-8",
+  ".pdf": "application/pdf",
 };
 
 /**
  * Serves `mounts` ({ "/url-prefix/": "/abs/dir" }) on 127.0.0.1:`port` (0 picks a free port).
- * Only files under a mount are served (a path ending in `/`: its index.html); `..` cannot escape it. Resolves to
- * { url, close }.
+ * Only files under a mount are served (a path ending in `/`: its index.html); `..` cannot escape it. `html`, when
+ * given, rewrites the text of each HTML page before it is sent. Resolves to { url, close }.
  */
-export async function serveStatic(mounts, { port = 0, index = "/" } = {}) {
+export async function serveStatic(mounts, { port = 0, index = "/", html } = {}) {
   const roots = Object.entries(mounts).map(([prefix, dir]) => [prefix, resolve(dir)]);
   const server = createServer(async (req, res) => {
     try {
@@ -31,7 +34,8 @@ export async function serveStatic(mounts, { port = 0, index = "/" } = {}) {
       const [prefix, dir] = mount;
       const file = resolve(dir, normalize(path.slice(prefix.length)).replace(/^([/\\])+/, ""));
       if (file !== dir && !file.startsWith(dir + sep)) throw Object.assign(new Error("no"), { status: 404 });
-      const data = await readFile(file);
+      let data = await readFile(file);
+      if (html && extname(file) === ".html") data = html(data.toString("utf8"));
       res.writeHead(200, {
         "content-type": TYPES[extname(file)] ?? "application/octet-stream",
         "cache-control": "no-store",

@@ -17,12 +17,12 @@
 // Run: `node tests/js/site/e2e.mjs [--browser chromium|firefox|webkit]` (needs pkg/ from `cargo xtask build`).
 // Prints `ok`/`FAIL` lines, a RESULT line and `N passed, N failed`; exits non-zero on a failure.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { extname, join, normalize, resolve, sep } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { blocksOf } from "../../docs/blocks.mjs";
 import { buildSite } from "../../../www/site/build.mjs";
+import { serveStatic } from "../../../www/static.mjs";
 import { launchChromium } from "../chromium.mjs";
 import { report } from "../common.mjs";
 
@@ -60,18 +60,6 @@ async function finish() {
   process.exit(tally.failed === 0 ? 0 : 1);
 }
 
-const TYPES = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".wasm": "application/wasm",
-  ".txt": "text/plain; charset=utf-8",
-  ".md": "text/markdown; charset=utf-8",
-  ".pdf": "application/pdf",
-};
-
 /**
  * What this server adds at the top of every HTML page it serves: a recorder of the page's errors (uncaught errors,
  * failed loads, unhandled rejections, console.error) in `window.__siteErrors`, which every engine's driver can read.
@@ -84,35 +72,8 @@ const RECORDER = `<script>(() => {
   console.error = (...args) => { errors.push("console.error: " + args.map(String).join(" ")); error(...args); };
 })();</script>`;
 
-/** A plain static file server of `root` under `prefix` on 127.0.0.1, recording every request it answers. */
-async function serve(root, prefix) {
-  const requests = [];
-  const s = createServer(async (req, res) => {
-    requests.push(req.url);
-    try {
-      let path = decodeURIComponent(new URL(req.url, "http://x").pathname);
-      if (!path.startsWith(prefix)) throw new Error("not found");
-      if (path.endsWith("/")) path += "index.html";
-      const file = resolve(root, normalize(path.slice(prefix.length)).replace(/^([/\\])+/, ""));
-      if (file !== root && !file.startsWith(root + sep)) throw new Error("outside");
-      let data = readFileSync(file);
-      if (extname(file) === ".html") data = data.toString("utf8").replace("<head>", `<head>\n${RECORDER}`);
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
-      res.end(data);
-    } catch {
-      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
-    }
-  });
-  await new Promise((r) => s.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${s.address().port}`,
-    requests,
-    close: () => {
-      s.closeAllConnections?.();
-      return new Promise((r) => s.close(() => r()));
-    },
-  };
-}
+/** A plain static file server of `root` under `prefix` on 127.0.0.1, each HTML page with the recorder above. */
+const serve = (root, prefix) => serveStatic({ [prefix]: root }, { html: (text) => text.replace("<head>", `<head>\n${RECORDER}`) });
 
 async function launch() {
   if (BROWSER === "firefox") {
