@@ -62,7 +62,14 @@ export function onlyRuntimes(names, argv = process.argv) {
  */
 export async function hangingServer() {
   const { createServer } = await import("node:http");
-  const server = createServer(() => {});
+  return listening(createServer(() => {}));
+}
+
+/**
+ * `server` (a `node:http` server) listening on a free port of 127.0.0.1; resolves to `{ url, close() }`, where
+ * `close()` drops the open connections too.
+ */
+export async function listening(server) {
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   return {
     url: `http://127.0.0.1:${server.address().port}`,

@@ -18,7 +18,7 @@ import { serveStatic } from "../../../www/static.mjs";
 import { launchChromium } from "../chromium.mjs";
 import { launchFirefox } from "../firefox.mjs";
 import { ROOT, speechWav } from "../realtime/harness.mjs";
-import { report } from "../common.mjs";
+import { listening, report } from "../common.mjs";
 
 const FIREFOX = process.argv.includes("--browser") && process.argv[process.argv.indexOf("--browser") + 1] === "firefox";
 const SUITE = `playground e2e (${FIREFOX ? "firefox" : "chromium"})`;
@@ -100,14 +100,7 @@ async function streamServer(site) {
     }
     if (n === 1) res.end();
   });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((r) => server.close(() => r()));
-    },
-  };
+  return listening(server);
 }
 
 async function main() {
